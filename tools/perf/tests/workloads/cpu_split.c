@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Burn CPU for SEC seconds in THREADS threads, each spending three quarters
+ * of its time in split_heavy() and one quarter in split_light(), both
+ * called from split_round(), so profiles can be checked for a 3:1 share.
+ *
+ *   perf test -w cpu_split [SEC [THREADS]]
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+#include <linux/compiler.h>
+#include "../tests.h"
+#include "workload_args.h"
+
+#define SPLIT_UNIT	20000
+
+static volatile sig_atomic_t done;
+static volatile unsigned long split_sink;
+
+noinline void split_heavy(void);
+noinline void split_light(void);
+noinline void split_round(void);
+
+static void sighandler(int sig __maybe_unused)
+{
+	done = 1;
+}
+
+noinline void split_heavy(void)
+{
+	for (unsigned long i = 0; i < 3 * SPLIT_UNIT; i++)
+		split_sink += i;
+}
+
+noinline void split_light(void)
+{
+	for (unsigned long i = 0; i < SPLIT_UNIT; i++)
+		split_sink += i;
+}
+
+noinline void split_round(void)
+{
+	split_heavy();
+	split_light();
+}
+
+static void *split_thread(void *arg __maybe_unused)
+{
+	while (!done)
+		split_round();
+	return NULL;
+}
+
+static int cpu_split(int argc, const char **argv)
+{
+	long sec, nr_threads;
+	pthread_t th[64];
+	long i, started = 0;
+
+	if (workload__arg_count(argc, argv, 0, 1, &sec) ||
+	    workload__arg_count(argc, argv, 1, 1, &nr_threads))
+		return -1;
+	if (nr_threads < 1 || nr_threads > 64) {
+		fprintf(stderr, "workload: cpu_split takes 1 to 64 threads\n");
+		return -1;
+	}
+
+	signal(SIGINT, sighandler);
+	signal(SIGALRM, sighandler);
+	alarm(sec);
+
+	for (i = 1; i < nr_threads; i++, started++)
+		if (pthread_create(&th[i], NULL, split_thread, NULL))
+			break;
+	split_thread(NULL);
+	for (i = 1; i <= started; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+DEFINE_WORKLOAD(cpu_split);
