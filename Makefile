@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# Entry points.  The perf that everything uses is build/perf/perf.
+#
+#   make            build perf from the pinned base + tools/ + patches/
+#   make check      build if needed, then run all tests (the README's test command)
+#   make demo       build if needed, then run the headline demo
+#   make bench [SCENARIO=name]   run a benchmark scenario (scripts/bench/)
+#   make checkpatch checkpatch.pl --strict over every patch and new file
+#   make roundtrip  prove assemble + write back is exact
+#   make regression the base's own perf tests that pass without the series
+#   make edit       git work tree of the assembled source in build/edit
+#   make writeback  write build/edit back into tools/ and patches/
+#   make clean      remove build/
+
+SCENARIO ?= trace-summary
+
+.PHONY: all build check demo bench checkpatch roundtrip regression edit writeback clean
+
+all: build
+
+build:
+	@scripts/build.sh
+
+check: build
+	@scripts/test.sh
+
+demo: build
+	@scripts/demo.sh
+
+bench: build
+	@scripts/bench.sh $(SCENARIO)
+
+checkpatch:
+	@scripts/checkpatch.sh
+
+roundtrip:
+	@scripts/roundtrip.sh
+
+regression: build
+	@scripts/regression.sh
+
+edit:
+	@scripts/edit-tree.sh
+
+writeback:
+	@scripts/writeback.sh
+
+clean:
+	rm -rf build
