@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for benchmark scenarios; sourced by scripts/bench/*.sh.
+
+# Print the wall time of a command in nanoseconds; its output is discarded.
+bench_time_ns()
+{
+	local t0 t1
+
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	echo $((t1 - t0))
+}
+
+# ns per getppid() call under a tracer: the time of N calls minus the time
+# of 0 calls (the tracer's own start and stop), divided by N.
+# Usage: bench_ns_per_getppid N [tracer command ...]
+bench_ns_per_getppid()
+{
+	local n=$1 t0 t1
+
+	shift
+	t0=$(bench_time_ns "$@" perf test -w getppid_loop 0)
+	t1=$(bench_time_ns "$@" perf test -w getppid_loop "$n")
+	echo "ns_per_call=$(((t1 - t0) / n))"
+}
+export -f bench_time_ns bench_ns_per_getppid
