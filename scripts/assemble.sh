@@ -14,9 +14,15 @@ stage=$BUILD/stage
 rm -rf "$stage"
 mkdir -p "$BUILD"
 cp -a "$base" "$stage"
-cp -R "$ROOT/tools/." "$stage/tools/"
+# SERIES=none assembles the unpatched base (scripts/regression.sh --baseline)
+if [ "${SERIES:-all}" = none ]; then
+	patches=""
+else
+	cp -R "$ROOT/tools/." "$stage/tools/"
+	patches=$(series)
+fi
 
-for p in $(series); do
+for p in $patches; do
 	f=$ROOT/patches/$p
 	[ -f "$f" ] || die "patches/series names $p, which does not exist"
 	if ! out=$(patch -d "$stage" -p1 -F0 -N --dry-run < "$f" 2>&1); then

@@ -8,6 +8,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <linux/compiler.h>
 #include "../tests.h"
@@ -15,8 +16,8 @@
 
 #define SPLIT_UNIT	20000
 
-static volatile sig_atomic_t done;
-static volatile unsigned long split_sink;
+static int done;
+static unsigned long split_sink;
 
 noinline void split_heavy(void);
 noinline void split_light(void);
@@ -24,7 +25,7 @@ noinline void split_round(void);
 
 static void sighandler(int sig __maybe_unused)
 {
-	done = 1;
+	WRITE_ONCE(done, 1);
 }
 
 noinline void split_heavy(void)
@@ -47,7 +48,7 @@ noinline void split_round(void)
 
 static void *split_thread(void *arg __maybe_unused)
 {
-	while (!done)
+	while (!READ_ONCE(done))
 		split_round();
 	return NULL;
 }
@@ -62,7 +63,7 @@ static int cpu_split(int argc, const char **argv)
 	    workload__arg_count(argc, argv, 1, 1, &nr_threads))
 		return -1;
 	if (nr_threads < 1 || nr_threads > 64) {
-		fprintf(stderr, "workload: cpu_split takes 1 to 64 threads\n");
+		fprintf(stderr, "workload: THREADS must be from 1 to 64\n");
 		return -1;
 	}
 

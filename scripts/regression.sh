@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Regression guard: every test of the base's own 'perf test' suite that passes
+# on this machine kind without the series must still pass with it.
+#
+#   regression.sh             run the suite with the series, compare with
+#                             Documentation/regression-baseline.txt
+#   regression.sh --baseline  build the unpatched base, run the suite
+#                             ROUNDS times (default 2) and record the tests
+#                             that passed every time
+#
+# Tests are matched by description: the series adds shell tests, which
+# renumbers the base's.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+list=$ROOT/Documentation/regression-baseline.txt
+
+# run_suite PERF SRC LOG: the full suite, one test after the other
+run_suite()
+{
+	local perf=$1 src=$2 log=$3 skip
+
+	# the series' own tests are run by scripts/test.sh; skip them here
+	skip=$(cd "$src/tools/perf" && for f in "$ROOT"/tools/perf/tests/shell/*.sh; do
+		[ -e "$f" ] || continue
+		d=$(sed -n '2s/^# *//p' "$f")
+		PATH=$(dirname "$perf"):$PATH perf test list 2>/dev/null |
+			awk -F': ' -v d="$d" '{ sub(/^ +/, "", $1) } $2 == d { print $1 }'
+	done | paste -sd,)
+	(cd "$src/tools/perf" && PATH=$(dirname "$perf"):$PATH \
+		timeout 3600 perf test -S ${skip:+-s "$skip"} > "$log" 2>&1)
+}
+
+# passed LOG: the descriptions of the tests (and subtests) that passed
+passed()
+{
+	sed -n 's/^ *[0-9][0-9.]*: \(.*[^ ]\) *: Ok$/\1/p' "$1" | sort -u
+}
+
+"$ROOT/scripts/mount-fs.sh"
+"$ROOT/scripts/deps.sh" test || exit 1
+
+if [ "${1:-}" = --baseline ]; then
+	ub=$BUILD/unpatched
+	SERIES=none PERF_SERIES_BUILD=$ub "$ROOT/scripts/build.sh" >/dev/null ||
+		die "building the unpatched base failed"
+	rounds=${ROUNDS:-2}
+	tmp=$(mktemp -d)
+	t0=$(date +%s)
+	for ((r = 1; r <= rounds; r++)); do
+		run_suite "$ub/perf/perf" "$ub/src" "$tmp/run$r.log"
+		passed "$tmp/run$r.log" > "$tmp/ok$r"
+		if [ $r = 1 ]; then
+			cp "$tmp/ok1" "$tmp/ok"
+		else
+			comm -12 "$tmp/ok" "$tmp/ok$r" > "$tmp/ok.new" && mv "$tmp/ok.new" "$tmp/ok"
+		fi
+	done
+	secs=$((($(date +%s) - t0) / rounds))
+	{
+		echo "# Base 'perf test' tests that pass on this machine kind without the series"
+		echo "# (passed in each of $rounds rounds). Recorded by scripts/regression.sh --baseline"
+		echo "# on $(date -u +%F), kernel $(uname -r), base $(cat "$CACHE/current")."
+		echo "# One full run of the suite took ${secs} s; $(wc -l < "$tmp/ok") tests listed."
+		cat "$tmp/ok"
+	} > "$list"
+	cp "$tmp/run1.log" "$BUILD/regression-baseline-run1.log"
+	rm -rf "$tmp"
+	echo "recorded $(grep -vc '^#' "$list") tests in $list (${secs} s a run)"
+	exit 0
+fi
+
+[ -f "$list" ] || die "no $list; run $0 --baseline first"
+"$ROOT/scripts/build.sh" >/dev/null || die "build failed"
+log=$BUILD/regression.log
+t0=$(date +%s)
+run_suite "$PERF" "$SRC" "$log"
+secs=$(($(date +%s) - t0))
+passed "$log" > "$BUILD/regression.ok"
+grep -v '^#' "$list" | sort -u > "$BUILD/regression.want"
+comm -23 "$BUILD/regression.want" "$BUILD/regression.ok" > "$BUILD/regression.lost"
+want=$(wc -l < "$BUILD/regression.want")
+lost=$(wc -l < "$BUILD/regression.lost")
+if [ "$lost" != 0 ]; then
+	echo "regression: these base tests passed without the series and do not now:"
+	sed 's/^/    /' "$BUILD/regression.lost"
+	grep -F -f "$BUILD/regression.lost" "$log" | sed 's/^/    /'
+fi
+echo "regression: $((want - lost)) passed, $lost failed (of $want base tests, ${secs} s, log: $log)"
+[ "$lost" = 0 ]

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build if needed, then run through 'perf test' every shell test of the
+# series (tools/perf/tests/shell/*.sh) and the base's tests that touch its
+# features (ci/feature-tests).  Ends with "N passed, N failed, N skipped"
+# and exits non-zero on any failure.  Under CI=true a skip fails too, unless
+# ci/allowed-skips says why this machine cannot run the test.
+#
+# Usage: test.sh [NAME-FRAGMENT ...]    (default: all)
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+"$ROOT/scripts/build.sh" >/dev/null || die "build failed"
+"$ROOT/scripts/deps.sh" test || die "test dependencies missing"
+"$ROOT/scripts/mount-fs.sh"
+export PATH=$OBJ:$PATH
+
+logs=$BUILD/test-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+
+scripts=()
+for f in "$ROOT"/tools/perf/tests/shell/*.sh; do
+	[ -e "$f" ] && scripts+=("$(basename "$f")")
+done
+while read -r s; do
+	case "$s" in
+	'#'* | '') ;;
+	'!'*)
+		s=${s#!}
+		echo "excluded: ${s%% *} (${s#* })" ;;
+	*) scripts+=("$s") ;;
+	esac
+done < "$ROOT/ci/feature-tests"
+
+if [ $# -gt 0 ]; then
+	want=("$@")
+	sel=()
+	for s in "${scripts[@]}"; do
+		for w in "${want[@]}"; do
+			case "$s" in *"$w"*) sel+=("$s"); break ;; esac
+		done
+	done
+	scripts=("${sel[@]}")
+fi
+
+cd "$SRC/tools/perf" || die "no assembled tree at $SRC"
+list=$(perf test list 2>/dev/null)
+pass=0 fail=0 skip=0
+failed=()
+for s in "${scripts[@]}"; do
+	[ -f "tests/shell/$s" ] || { echo "FAIL $s: not in $SRC/tools/perf/tests/shell"; fail=$((fail + 1)); continue; }
+	desc=$(sed -n '2s/^# *//p' "tests/shell/$s")
+	num=$(echo "$list" | awk -F': ' -v d="$desc" '{ sub(/^ +/, "", $1) } $2 == d { print $1; exit }')
+	if [ -z "$num" ]; then
+		echo "FAIL $s: 'perf test list' has no test \"$desc\""
+		fail=$((fail + 1))
+		failed+=("$s")
+		continue
+	fi
+	log=$logs/${s%.sh}.log
+	t0=$(date +%s)
+	timeout 900 perf test -vv "$num" > "$log" 2>&1
+	secs=$(($(date +%s) - t0))
+	result=$(grep -E "^ *$num: " "$log" | tail -1 | sed 's/.*: //')
+	case "$result" in
+	Ok*)
+		echo "PASS $s (${secs}s)"
+		pass=$((pass + 1)) ;;
+	Skip*)
+		reason=$(grep -iE 'skip' "$log" | grep -v -E "^ *$num: " | tail -1)
+		allowed=$(awk -F'|' -v s="$s" '$1 == s { print $2 }' "$ROOT/ci/allowed-skips")
+		if [ "${CI:-}" = true ] && { [ -z "$allowed" ] || ! echo "$reason" | grep -Eq "$allowed"; }; then
+			echo "FAIL $s: skipped under CI, but this machine supports it: ${reason:-no reason given}"
+			fail=$((fail + 1))
+			failed+=("$s")
+		else
+			echo "SKIP $s: ${reason:-no reason given}"
+			skip=$((skip + 1))
+		fi ;;
+	*)
+		echo "FAIL $s (${secs}s, ${result:-no result}; log: $log)"
+		tail -25 "$log" | sed 's/^/    /'
+		fail=$((fail + 1))
+		failed+=("$s") ;;
+	esac
+done
+
+[ $fail = 0 ] || echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
