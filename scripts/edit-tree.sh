@@ -38,8 +38,14 @@ git add -A
 git commit -q --allow-empty -m "overlay: new files from tools/"
 git tag overlay
 unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL
+# -3: after a move of the pin, a patch whose context changed stops here for
+# a three-way merge; resolve it, then "git am --continue" applies the rest.
+patches=()
 for p in $(series); do
-	git am -q --committer-date-is-author-date "$ROOT/patches/$p" ||
-		die "git am of patches/$p failed in $dir"
+	patches+=("$ROOT/patches/$p")
 done
+if [ ${#patches[@]} -gt 0 ] &&
+   ! git am -q -3 --committer-date-is-author-date "${patches[@]}"; then
+	die "a patch did not apply in $dir: resolve it there, run 'git am --continue', then make writeback"
+fi
 echo "edit tree: $dir ($(git rev-list --count overlay..HEAD) patches on the overlay)"
