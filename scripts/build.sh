@@ -15,7 +15,9 @@ log=$BUILD/build.log
 # missing; for this series that would silently remove every feature, so
 # such warnings stop the build.
 {
-	make -C "$SRC/tools/perf" O="$OBJ" BUILD_BPF_SKEL=1 -j"$JOBS" 2>&1
+	# Debian's python3, not whatever python3 comes first in PATH
+	make -C "$SRC/tools/perf" O="$OBJ" BUILD_BPF_SKEL=1 -j"$JOBS" \
+		PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config 2>&1
 	echo $? > "$BUILD/make.rc"
 } | tee "$log" |
 	grep -E --line-buffered '^(  (CC|LD|LINK|CLANG|GENSKEL)|.*(error|Error|warning:))' |
