@@ -1,11 +1,49 @@
 # SPDX-License-Identifier: GPL-2.0
-# A loop of getppid() calls, the cheapest syscall: untraced, and under the
-# user-space syscall summary of perf trace -s.
+# A loop of getppid() calls, the cheapest syscall: untraced; under two empty
+# tp_btf programs on sys_enter/sys_exit (the floor of any in-kernel syscall
+# statistics); under perf trace -s --bpf-summary in each mode; under the
+# user-space perf trace -s; strace -c; and a bpftrace script keeping the
+# same statistics in the kernel.
+#
+# The time is taken inside the traced command (getppid_inner.sh), around a
+# loop of N calls and a loop of 0 calls, so the tracer's own start (BPF load,
+# bpftrace compile) and stop are not in it; the primary figure is the CPU
+# time of the loop, which on a shared machine does not include waiting for
+# a CPU.  The slow user-space tracers run fewer calls.
 . "$ROOT/scripts/bench/lib.sh"
 
-BENCH_TITLE="getppid loop: ns per call, untraced vs perf trace -s"
-BENCH_ROUNDS=${BENCH_ROUNDS:-3}
-calls=${BENCH_CALLS:-1000000}
+BENCH_TITLE="getppid loop: ns per call added by syscall statistics"
+BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+BENCH_FLOOR="tp_btf empty (floor)"
+calls=${BENCH_CALLS:-2000000}
+slow_calls=${BENCH_SLOW_CALLS:-200000}
 
-bench_case untraced "bench_ns_per_getppid $calls"
-bench_case "perf trace -s" "bench_ns_per_getppid $calls perf trace -s -o /dev/null --"
+export BENCH_TS_DIR=$ROOT/build/bench/trace-summary
+export BENCH_TS_SRC=$ROOT/scripts/bench/trace-summary
+
+bench_setup()
+{
+	local libbpf=$OBJ/libbpf
+
+	mkdir -p "$BENCH_TS_DIR"
+	clang -O2 -g -target bpf -I"$libbpf/include" -c "$BENCH_TS_SRC/tp_btf_floor.bpf.c" \
+		-o "$BENCH_TS_DIR/tp_btf_floor.bpf.o" &&
+	gcc -O2 -I"$libbpf/include" -o "$BENCH_TS_DIR/tp_btf_floor" \
+		"$BENCH_TS_SRC/tp_btf_floor.c" "$libbpf/libbpf.a" -lelf -lz ||
+		die "cannot build the tp_btf floor loader"
+}
+
+# bpftrace -c splits its command at spaces: no shell quoting in it
+inner() { echo "/bin/bash \$BENCH_TS_SRC/getppid_inner.sh $1"; }
+floor="\$BENCH_TS_DIR/tp_btf_floor \$BENCH_TS_DIR/tp_btf_floor.bpf.o"
+
+bench_case untraced "$(inner "$calls")"
+bench_case "tp_btf empty (floor)" "$floor $(inner "$calls")"
+for mode in total thread cgroup; do
+	bench_case "perf trace -s --bpf-summary --summary-mode=$mode" \
+		"perf trace -s --bpf-summary --summary-mode=$mode -o /dev/null -- $(inner "$calls")"
+done
+bench_case "bpftrace (same statistics)" \
+	"bpftrace -q -f text \$BENCH_TS_SRC/syscall_stats.bt -c \"$(inner "$calls")\""
+bench_case "perf trace -s" "perf trace -s -o /dev/null -- $(inner "$slow_calls")"
+bench_case "strace -c" "strace -c -f -o /dev/null $(inner "$slow_calls")"

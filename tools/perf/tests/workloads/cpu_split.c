@@ -4,11 +4,14 @@
  * of its time in split_heavy() and one quarter in split_light(), both
  * called from split_round(), so profiles can be checked for a 3:1 share.
  *
- *   perf test -w cpu_split [SEC [THREADS]]
+ *   perf test -w cpu_split [SEC [THREADS [rounds]]]
+ *
+ * With "rounds", print the number of split_round() calls of all threads as
+ * "rounds=N" at the end: the work done, to compare runs under a tracer.
  */
 #include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <linux/compiler.h>
 #include "../tests.h"
@@ -16,8 +19,8 @@
 
 #define SPLIT_UNIT	20000
 
-static int done;
-static unsigned long split_sink;
+static volatile sig_atomic_t done;
+static volatile unsigned long split_sink;
 
 noinline void split_heavy(void);
 noinline void split_light(void);
@@ -25,7 +28,7 @@ noinline void split_round(void);
 
 static void sighandler(int sig __maybe_unused)
 {
-	WRITE_ONCE(done, 1);
+	done = 1;
 }
 
 noinline void split_heavy(void)
@@ -46,10 +49,14 @@ noinline void split_round(void)
 	split_light();
 }
 
-static void *split_thread(void *arg __maybe_unused)
+static void *split_thread(void *arg)
 {
-	while (!READ_ONCE(done))
+	unsigned long *rounds = arg;
+
+	while (!done) {
 		split_round();
+		(*rounds)++;
+	}
 	return NULL;
 }
 
@@ -57,13 +64,18 @@ static int cpu_split(int argc, const char **argv)
 {
 	long sec, nr_threads;
 	pthread_t th[64];
+	unsigned long rounds[64] = { 0 }, total = 0;
 	long i, started = 0;
 
 	if (workload__arg_count(argc, argv, 0, 1, &sec) ||
 	    workload__arg_count(argc, argv, 1, 1, &nr_threads))
 		return -1;
+	if (argc > 2 && strcmp(argv[2], "rounds")) {
+		fprintf(stderr, "workload: the third argument can only be 'rounds'\n");
+		return -1;
+	}
 	if (nr_threads < 1 || nr_threads > 64) {
-		fprintf(stderr, "workload: THREADS must be from 1 to 64\n");
+		fprintf(stderr, "workload: cpu_split takes 1 to 64 threads\n");
 		return -1;
 	}
 
@@ -72,11 +84,17 @@ static int cpu_split(int argc, const char **argv)
 	alarm(sec);
 
 	for (i = 1; i < nr_threads; i++, started++)
-		if (pthread_create(&th[i], NULL, split_thread, NULL))
+		if (pthread_create(&th[i], NULL, split_thread, &rounds[i]))
 			break;
-	split_thread(NULL);
+	split_thread(&rounds[0]);
 	for (i = 1; i <= started; i++)
 		pthread_join(th[i], NULL);
+
+	if (argc > 2) {
+		for (i = 0; i <= started; i++)
+			total += rounds[i];
+		printf("rounds=%lu\n", total);
+	}
 	return 0;
 }
 

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# perf bench sched pipe (a context switch ping-pong) untraced, then under
+# 1, 4 and 16 concurrent "perf stat -a -e context-switches" sessions, plain
+# and with --bpf-counters.  Besides the cost per round trip it reports how
+# many perf_events the sessions hold: the fds of plain sessions, and for
+# --bpf-counters the per-CPU events of the shared leader, which live in the
+# leader's BPF event array rather than in any session's fd table.
+. "$ROOT/scripts/bench/lib.sh"
+
+BENCH_TITLE="perf bench sched pipe: usecs per round trip, N perf stat -a -e context-switches sessions"
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+export BENCH_PIPE_LOOPS=${BENCH_PIPE_LOOPS:-50000}
+
+# Usage: bench_stat_sessions N [perf stat options]
+bench_stat_sessions()
+{
+	local n=$1 i pids= fds=0 leaders usecs p
+
+	shift
+	for ((i = 0; i < n; i++)); do
+		perf stat -a -e context-switches "$@" -o /dev/null &
+		pids="$pids $!"
+	done
+	# let every session load and enable its counter
+	[ "$n" -gt 0 ] && sleep $((2 + n / 4))
+	for p in $pids; do
+		fds=$((fds + $(ls -l /proc/$p/fd 2>/dev/null | grep -c perf_event)))
+	done
+	leaders=$(bpftool prog show name bperf_on_switch 2>/dev/null | grep -c '^[0-9]')
+	fds=$((fds + leaders * $(nproc)))
+	usecs=$(perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
+		awk '/usecs\/op/ { print $1 }')
+	for p in $pids; do
+		kill -INT $p
+	done
+	wait $pids
+	echo "usecs_per_op=$usecs"
+	echo "perf_events=$fds"
+}
+export -f bench_stat_sessions
+
+bench_case untraced "bench_stat_sessions 0"
+for n in 1 4 16; do
+	bench_case "$n plain" "bench_stat_sessions $n"
+	bench_case "$n bpf" "bench_stat_sessions $n --bpf-counters"
+done

@@ -1,0 +1,173 @@
+#!/bin/bash
+# perf record --bpf-aggr matches plain perf record
+# SPDX-License-Identifier: GPL-2.0
+#
+# cpu_split spends 3/4 of its CPU time in split_heavy() and 1/4 in
+# split_light(), both called from split_round(). Record it with plain
+# 'perf record -g' and with --bpf-aggr and check that the aggregated
+# profile shows the same shares, callers and total period, in a file
+# smaller by the factor the number of distinct stacks predicts.
+
+set -e
+
+err=0
+tmpdir=$(mktemp -d /tmp/__perf_test.bpf_aggr.XXXXX)
+
+cleanup() {
+	rm -rf "${tmpdir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+skip() {
+	echo "Skip: $1"
+	cleanup
+	exit 2
+}
+
+if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+	skip "perf built without BPF skeletons (BUILD_BPF_SKEL=1)"
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "--bpf-aggr needs root"
+fi
+
+# --no-bpf-event: the BPF programs other tools have loaded on this machine
+# are not part of the size comparison.
+# Record the workload under perf stat, so that each recording can be
+# compared with the CPU time (task-clock) its own run really got: this
+# machine may be loaded, two runs do not get the same CPU time.
+record() {
+	local name=$1
+	shift
+	perf record "$@" -g -e cpu-clock -F 999 --no-bpf-event -o "${tmpdir}/${name}.data" -- \
+		perf stat -x, -e task-clock -o "${tmpdir}/${name}.stat" -- \
+		perf test -w cpu_split 3 2 2> "${tmpdir}/${name}.err"
+}
+
+# task-clock of the workload in ns
+task_clock_ns() {
+	awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1000000 }' "${tmpdir}/$1.stat"
+}
+
+# Sum of the sample periods (ns of CPU time for cpu-clock) of the process
+# that got the most: the workload, whose CPU time perf stat counts.
+workload_period() {
+	perf script -i "${tmpdir}/$1.data" -F pid,period 2>/dev/null |
+		awk 'NF == 2 { sum[$1] += $2 }
+		     END { for (pid in sum) if (sum[pid] > max) max = sum[pid]
+			   printf "%.0f\n", max }'
+}
+
+# percentage of samples with symbol $2 as the leaf
+share() {
+	perf report -i "${tmpdir}/$1.data" --stdio --no-children -g none --sort sym \
+		2>/dev/null | awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
+}
+
+nr_samples() {
+	perf report -i "${tmpdir}/$1.data" --stats 2>/dev/null |
+		awk '/SAMPLE events:/ { print $3; exit }'
+}
+
+# bytes of PERF_RECORD_SAMPLE records in the file
+sample_bytes() {
+	perf report -D -i "${tmpdir}/$1.data" 2>/dev/null |
+		awk '/PERF_RECORD_SAMPLE/ { sub(/\[0x/, "", $3); sub(/\]:/, "", $3); print $3 }' |
+		{ n=0; while read -r hex; do n=$((n + 16#$hex)); done; echo $n; }
+}
+
+if ! record plain; then
+	echo "plain perf record failed:"
+	cat "${tmpdir}/plain.err"
+	exit 1
+fi
+if ! record aggr --bpf-aggr; then
+	echo "perf record --bpf-aggr failed:"
+	cat "${tmpdir}/aggr.err"
+	exit 1
+fi
+if ! grep -q "bpf-aggr counted" "${tmpdir}/aggr.err"; then
+	echo "perf record --bpf-aggr did not report its counts:"
+	cat "${tmpdir}/aggr.err"
+	exit 1
+fi
+
+plain_heavy=$(share plain split_heavy)
+plain_light=$(share plain split_light)
+aggr_heavy=$(share aggr split_heavy)
+aggr_light=$(share aggr split_light)
+echo "plain: split_heavy ${plain_heavy:=0}%, split_light ${plain_light:=0}%"
+echo "aggr:  split_heavy ${aggr_heavy:=0}%, split_light ${aggr_light:=0}%"
+
+if ! awk -v a="$aggr_heavy" -v p="$plain_heavy" -v al="$aggr_light" -v pl="$plain_light" \
+	'BEGIN { d1 = a - p; d2 = al - pl
+		 exit !(d1 < 5 && d1 > -5 && d2 < 5 && d2 > -5 && a > 2 * al) }'; then
+	echo "FAIL: shares differ by 5 points or more, or split_heavy is not the larger one"
+	err=1
+fi
+
+# -g: both functions are shown with their caller
+for sym in split_heavy split_light; do
+	if ! perf script -i "${tmpdir}/aggr.data" -F ip,sym 2>/dev/null |
+	     awk -v sym="$sym" 'prev == sym && $2 == "split_round" { found = 1 } { prev = $2 }
+				END { exit !found }'; then
+		echo "FAIL: no split_round caller for ${sym} in the aggregated call graphs"
+		err=1
+	fi
+done
+# --children: split_round accounts for both
+round=$(perf report -i "${tmpdir}/aggr.data" --stdio --children -g none --sort sym 2>/dev/null |
+	awk '$NF == "split_round" { sub("%", "", $1); print $1; exit }')
+echo "aggr --children: split_round ${round:-0}%"
+if ! awk -v r="${round:-0}" -v h="$aggr_heavy" -v l="$aggr_light" \
+	'BEGIN { exit !(r >= h + l - 1) }'; then
+	echo "FAIL: perf report --children does not add split_heavy and split_light to split_round"
+	err=1
+fi
+
+# total period, relative to the CPU time each run got
+plain_total=$(workload_period plain)
+aggr_total=$(workload_period aggr)
+plain_task=$(task_clock_ns plain)
+aggr_task=$(task_clock_ns aggr)
+echo "plain: total period ${plain_total} ns, task-clock ${plain_task} ns"
+echo "aggr:  total period ${aggr_total} ns, task-clock ${aggr_task} ns"
+if ! awk -v pt="$plain_total" -v at="$aggr_total" -v pc="$plain_task" -v ac="$aggr_task" \
+	'BEGIN { d = (at / ac) / (pt / pc) - 1
+		 printf "period/task-clock differs by %.2f%%\n", 100 * d
+		 exit !(d < 0.02 && d > -0.02) }'; then
+	echo "FAIL: total period differs by 2% or more"
+	err=1
+fi
+
+# size: the sample records shrink by samples / stacks
+plain_size=$(stat -c %s "${tmpdir}/plain.data")
+aggr_size=$(stat -c %s "${tmpdir}/aggr.data")
+plain_nr=$(nr_samples plain)
+aggr_nr=$(nr_samples aggr)
+plain_sbytes=$(sample_bytes plain)
+aggr_sbytes=$(sample_bytes aggr)
+echo "plain: ${plain_size} bytes, ${plain_nr} samples (${plain_sbytes} bytes of samples)"
+echo "aggr:  ${aggr_size} bytes, ${aggr_nr} stacks (${aggr_sbytes} bytes of samples)"
+# The sample records shrink by samples / stacks, the rest of the file
+# (mmap, comm events, build ids) stays the same.
+if ! awk -v ps="$plain_size" -v as="$aggr_size" -v pn="$plain_nr" -v an="$aggr_nr" \
+	-v psb="$plain_sbytes" -v asb="$aggr_sbytes" \
+	'BEGIN { predicted = psb * an / pn;
+		 printf "sample records: predicted x%.1f smaller, measured x%.1f; ",
+			pn / an, psb / asb
+		 printf "file x%.1f smaller\n", ps / as
+		 exit !(an < pn && asb < 1.25 * predicted &&
+			as < ps - psb + 1.25 * predicted + 4096) }'; then
+	echo "FAIL: perf.data of --bpf-aggr is not as small as the number of stacks predicts"
+	err=1
+fi
+
+cleanup
+exit $err

@@ -1,0 +1,173 @@
+#!/bin/bash
+# perf record --bpf-aggr targets, full map and refused options
+# SPDX-License-Identifier: GPL-2.0
+#
+# --bpf-aggr must count what -a, -C, -p, -t and a workload with children
+# name; when its map is full the samples it cannot count go to the ring
+# buffer, so the total period still matches the CPU time of the workload;
+# options whose per-sample data cannot be aggregated are refused with one
+# line.
+
+err=0
+tmpdir=$(mktemp -d /tmp/__perf_test.bpf_aggr_targets.XXXXX)
+wpid=
+
+cleanup() {
+	if [ -n "$wpid" ]; then
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+	fi
+	rm -rf "${tmpdir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+skip() {
+	echo "Skip: $1"
+	cleanup
+	exit 2
+}
+
+if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+	skip "perf built without BPF skeletons (BUILD_BPF_SKEL=1)"
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "--bpf-aggr needs root"
+fi
+
+# share of the period in split_heavy + split_light among the samples of
+# process $2 (of all processes without $2)
+split_share() {
+	perf script -i "${tmpdir}/$1.data" -F pid,period,ip,sym -G 2>/dev/null |
+		awk -v pid="$2" '
+		pid == "" || $1 == pid {
+			all += $2
+			if ($4 == "split_heavy" || $4 == "split_light")
+				in_split += $2
+		}
+		END { printf "%.0f\n", all ? 100 * in_split / all : 0 }'
+}
+
+# check_target NAME MIN_SHARE [PID]: recording NAME counted samples in BPF
+# and split_heavy/split_light have at least MIN_SHARE % of them
+check_target() {
+	local name=$1 min=$2 pid=$3 share
+
+	if ! grep -q "bpf-aggr counted [1-9][0-9]* samples" "${tmpdir}/${name}.err"; then
+		echo "FAIL: ${name}: no samples counted in BPF"
+		cat "${tmpdir}/${name}.err"
+		err=1
+		return
+	fi
+	share=$(split_share "$name" "$pid")
+	echo "${name}: split_heavy + split_light ${share}%"
+	if [ "${share:-0}" -lt "$min" ]; then
+		echo "FAIL: ${name}: expected at least ${min}% in split_heavy + split_light"
+		err=1
+	fi
+}
+
+record() {
+	local name=$1
+	shift
+	perf record --bpf-aggr -g -F 999 -o "${tmpdir}/${name}.data" "$@" \
+		2> "${tmpdir}/${name}.err"
+}
+
+# a workload with children: each child runs cpu_split
+record children -- sh -c 'perf test -w cpu_split 2 1 & perf test -w cpu_split 2 1; wait'
+check_target children 50
+nr_pids=$(perf report -i "${tmpdir}/children.data" --stdio --no-children -g none \
+	--sort pid,sym 2>/dev/null | awk '$NF == "split_heavy" { n++ } END { print n + 0 }')
+if [ "$nr_pids" -ne 2 ]; then
+	echo "FAIL: children: split_heavy in ${nr_pids} processes, expected 2"
+	err=1
+fi
+
+# existing process and thread, system wide, one CPU
+perf test -w cpu_split 60 2 &
+wpid=$!
+sleep 0.5
+tid=$(ls /proc/$wpid/task | sort -n | tail -1)
+
+record pid -p "$wpid" -- sleep 1
+check_target pid 80 "$wpid"
+record tid -t "$tid" -- sleep 1
+check_target tid 80
+tids=$(perf script -i "${tmpdir}/tid.data" -F tid 2>/dev/null |
+       awk 'NF == 1 { print $1 }' | sort -u)
+if [ "$tids" != "$tid" ]; then
+	echo "FAIL: tid: samples of threads '$(echo $tids)', expected only ${tid}"
+	err=1
+fi
+record all -a -- sleep 1
+check_target all 10 "$wpid"
+record cpu -C 0 -- sleep 1
+check_target cpu 10 "$wpid"
+cpus=$(perf script -i "${tmpdir}/cpu.data" -F cpu 2>/dev/null |
+       awk 'NF == 1 { print $1 }' | sort -u)
+if [ "$cpus" != "[000]" ]; then
+	echo "FAIL: cpu: samples of CPUs '$(echo $cpus)', expected only [000]"
+	err=1
+fi
+kill "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+wpid=
+
+# A map of 2 entries: most samples are not counted in BPF but written to
+# the ring buffer; nothing is lost: the total period is the CPU time.
+perf record --bpf-aggr --bpf-aggr-entries 2 -e cpu-clock -F 999 -o "${tmpdir}/full.data" -- \
+	perf stat -x, -e task-clock -o "${tmpdir}/full.stat" -- \
+	perf test -w cpu_split 1 1 2> "${tmpdir}/full.err"
+if ! grep -q "samples not aggregated" "${tmpdir}/full.err"; then
+	echo "FAIL: full map: no warning about samples not aggregated"
+	cat "${tmpdir}/full.err"
+	err=1
+fi
+period=$(perf script -i "${tmpdir}/full.data" -F pid,period 2>/dev/null |
+	 awk 'NF == 2 { sum[$1] += $2 }
+	      END { for (pid in sum) if (sum[pid] > max) max = sum[pid]
+		    printf "%.0f\n", max }')
+task=$(awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1000000 }' "${tmpdir}/full.stat")
+echo "full map: period ${period} ns, task-clock ${task} ns"
+if ! awk -v p="$period" -v t="$task" 'BEGIN { d = p / t - 1; exit !(d < 0.02 && d > -0.02) }'; then
+	echo "FAIL: full map: total period differs from task-clock by 2% or more"
+	err=1
+fi
+
+# refused options: a failure with one line that names the option
+refuse() {
+	local what=$1 out
+	shift
+
+	out=$(perf record --bpf-aggr "$@" -o "${tmpdir}/refused.data" -- true 2>&1)
+	if [ $? -eq 0 ] || ! echo "$out" | grep -q -- "$what"; then
+		echo "FAIL: perf record --bpf-aggr $* was not refused with a line about ${what}:"
+		echo "$out"
+		err=1
+	fi
+	rm -f "${tmpdir}/refused.data"
+}
+
+refuse "-d/--data" -d
+refuse "-T/--timestamp" -T
+refuse "-b/-j" -b
+refuse "dwarf" --call-graph dwarf
+refuse "dwarf or lbr" --call-graph lbr
+refuse "needs sampling events" -e 'cpu-clock/period=0/'
+refuse "one sampling event" -e cpu-clock,task-clock
+refuse "monotonic" -k realtime
+refuse "at least 1" --bpf-aggr-entries 0
+refuse "BPF sample filters" -e cpu-clock --filter 'ip > 0'
+if [ -d /sys/kernel/tracing/events/sched ] ||
+   mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+	refuse "tracepoint" -e sched:sched_switch
+fi
+
+cleanup
+exit $err

@@ -1,0 +1,270 @@
+#!/bin/bash
+# perf record offcpu direct samples (--off-cpu-thresh)
+# SPDX-License-Identifier: GPL-2.0
+
+# 'perf test -w sleeper MSEC COUNT MSEC2 COUNT2' sleeps COUNT times MSEC ms,
+# then COUNT2 times MSEC2 ms, in sleeper_nap().  Intervals at or above the
+# threshold must be offcpu-time samples with their real time; the others
+# are summed in the samples written at the end, which have a fake time
+# above 2^64 - 2^32 ns (18446744069 s).
+
+err=0
+perfdata=$(mktemp /tmp/__perf_test.perf.data.XXXXX)
+script_out=$(mktemp /tmp/__perf_test.script.XXXXX)
+
+cleanup() {
+  rm -rf "${perfdata}" "${perfdata}".old "${script_out}"
+  trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+  cleanup
+  exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+# fake time of the samples written at the end, in seconds
+end_time=18446744069
+
+check_priv() {
+  if [ "$(id -u)" != 0 ]
+  then
+    echo "off-cpu dump test [Skipped: needs root]"
+    exit 2
+  fi
+  if perf version --build-options 2>&1 | grep HAVE_BPF_SKEL | grep -q OFF
+  then
+    echo "off-cpu dump test [Skipped: perf built without BPF skeletons]"
+    exit 2
+  fi
+}
+
+# print "direct|end pid time_ns period_ns" per offcpu-time sample
+offcpu_samples() {
+  perf script -i "${perfdata}" -F pid,time,period,event --ns 2> /dev/null | \
+    awk -v end="${end_time}" '$4 == "offcpu-time:" {
+      t = $2; sub(":", "", t); split(t, s, ".");
+      kind = (s[1] + 0 >= end) ? "end" : "direct";
+      printf "%s %d %d%09d %d\n", kind, $1, s[1], s[2], $3 }'
+}
+
+test_thresh() {
+  echo "Off-cpu threshold test"
+
+  if ! perf record --off-cpu --off-cpu-thresh=500 -e dummy -o "${perfdata}" \
+       -- perf test -w sleeper 600 3 1 100 > /dev/null 2>&1
+  then
+    echo "Off-cpu threshold test [Failed record]"
+    err=1
+    return
+  fi
+  offcpu_samples > "${script_out}"
+
+  # exactly three direct samples of 600 ms +-5%, about 600 ms apart
+  if ! awk '$1 == "direct" {
+      n++;
+      if ($4 < 570000000 || $4 > 630000000) { print "bad period", $4; bad = 1 }
+      if (n > 1 && ($3 - prev < 570000000 || $3 - prev > 800000000)) {
+        print "bad spacing", $3 - prev; bad = 1
+      }
+      prev = $3 }
+    END { if (n != 3) print "direct samples:", n; exit (n != 3 || bad) }' \
+    "${script_out}"
+  then
+    echo "Off-cpu threshold test [Failed direct samples]"
+    err=1
+    return
+  fi
+
+  # inside the recording window: after the exec, before the exit
+  if ! perf script -i "${perfdata}" --show-task-events -F pid,time,event --ns \
+       2> /dev/null | awk '
+      function ns(t) { sub(":", "", t); split(t, s, "."); return s[1] * 1e9 + s[2] }
+      /PERF_RECORD_COMM exec/ { start = ns($2) }
+      /PERF_RECORD_EXIT/ { stop = ns($2) }
+      $3 == "offcpu-time:" && ns($2) < 1e18 { t[n++] = ns($2) }
+      END { for (i = 0; i < n; i++) if (t[i] < start || t[i] > stop) exit 1;
+            exit (n != 3 || start == 0 || stop == 0) }'
+  then
+    echo "Off-cpu threshold test [Failed sample time outside the recording]"
+    err=1
+    return
+  fi
+
+  # 100 sleeps of 1 ms only at the end: at least 100 ms, each 1 ms sleep
+  # may oversleep on a loaded machine but no 600 ms one may be here
+  if ! awk '$1 == "end" { sum += $4 }
+    END { printf "end samples: %d ms\n", sum / 1e6;
+          exit (sum < 100000000 || sum >= 400000000) }' "${script_out}"
+  then
+    echo "Off-cpu threshold test [Failed short intervals]"
+    err=1
+    return
+  fi
+
+  # every direct sample is in sleeper_nap
+  if [ "$(perf script -i "${perfdata}" -F time,event,ip,sym 2> /dev/null | \
+	awk -v end="${end_time}" '
+	  /offcpu-time:/ { t = $1 + 0; direct = t < end; next }
+	  /^$/ { direct = 0 }
+	  direct && / sleeper_nap$/ { n++ }
+	  END { print n + 0 }')" != 3 ]
+  then
+    echo "Off-cpu threshold test [Failed callchain]"
+    err=1
+    return
+  fi
+
+  # samples are in user space, in perf report too
+  if perf report -i "${perfdata}" -q --stdio --no-children --sort sym -g none \
+       2> /dev/null | grep -q '\[k\]'
+  then
+    echo "Off-cpu threshold test [Failed: kernel samples in perf report]"
+    err=1
+    return
+  fi
+  echo "Off-cpu threshold test [Success]"
+}
+
+# total off-cpu time of the workload with every interval dumped (thresh 0)
+# and with every interval aggregated (huge threshold, the former behaviour)
+total_offcpu() {
+  if ! perf record --off-cpu --off-cpu-thresh="$1" -e dummy -o "${perfdata}" \
+       -- perf test -w sleeper 200 5 1 20 > /dev/null 2>&1
+  then
+    echo "record failed"
+    return
+  fi
+  offcpu_samples | awk '{ n[$1]++; sum += $4 }
+    END { printf "%d %d %d\n", sum, n["direct"], n["end"] }'
+}
+
+test_total() {
+  echo "Off-cpu total time test"
+
+  read -r all_direct n_direct n_end0 <<< "$(total_offcpu 0)"
+  read -r all_end n_direct1 n_end <<< "$(total_offcpu 1000000000)"
+  echo "thresh 0: ${all_direct} ns in ${n_direct} direct + ${n_end0:-?} end samples"
+  echo "huge thresh: ${all_end} ns in ${n_direct1:-?} direct + ${n_end} end samples"
+
+  # 5 x 200 ms + 20 x 1 ms at least; the 1 ms sleeps oversleep by
+  # different amounts in the two runs on a loaded machine, so they are few
+  if [ "${n_direct:-0}" -lt 25 ] || [ "${n_end0:-1}" != 0 ] || \
+     [ "${n_direct1:-1}" != 0 ] || [ "${n_end:-0}" -lt 1 ] || \
+     [ "${all_direct:-0}" -lt 1020000000 ] || [ "${all_end:-0}" -lt 1020000000 ]
+  then
+    echo "Off-cpu total time test [Failed samples]"
+    err=1
+    return
+  fi
+  if ! awk -v a="${all_direct}" -v b="${all_end}" \
+       'BEGIN { d = a - b; if (d < 0) d = -d; exit (d * 20 > b) }'
+  then
+    echo "Off-cpu total time test [Failed: totals differ by more than 5%]"
+    err=1
+    return
+  fi
+  echo "Off-cpu total time test [Success]"
+}
+
+test_order() {
+  echo "Off-cpu time order test"
+
+  if ! perf record --off-cpu --off-cpu-thresh=50 -e cpu-clock -F 1000 \
+       -o "${perfdata}" -- perf test -w sleeper 100 3 1 20 > /dev/null 2>&1
+  then
+    echo "Off-cpu time order test [Failed record]"
+    err=1
+    return
+  fi
+  if ! perf script -i "${perfdata}" -F time,event --ns 2> /dev/null | awk '
+      { t = $1; sub(":", "", t); split(t, s, ".");
+        if (s[1] < prev_s || (s[1] == prev_s && s[2] < prev_ns)) bad++;
+        prev_s = s[1] + 0; prev_ns = s[2] + 0;
+        if ($2 == "offcpu-time:" && s[1] < 18446744069) off++;
+        if ($2 == "cpu-clock:") clk++ }
+      END { exit (bad || off < 3 || clk < 1) }'
+  then
+    echo "Off-cpu time order test [Failed order]"
+    err=1
+    return
+  fi
+  echo "Off-cpu time order test [Success]"
+}
+
+# an existing process (-p), system wide (-a), parallel threads and compression
+test_targets() {
+  echo "Off-cpu targets test"
+
+  # perf record -p ends when the process exits
+  perf test -w sleeper 300 6 > /dev/null 2>&1 &
+  pid=$!
+  sleep 0.1
+  if ! perf record --off-cpu --off-cpu-thresh=200 -e dummy -p "${pid}" \
+       -o "${perfdata}" > /dev/null 2>&1
+  then
+    echo "Off-cpu targets test [Failed record -p]"
+    kill "${pid}" 2> /dev/null
+    wait "${pid}"
+    err=1
+    return
+  fi
+  if ! offcpu_samples | awk -v pid="${pid}" '$1 == "direct" {
+        if ($2 != pid || $4 < 285000000 || $4 > 400000000) bad++; n++ }
+      END { exit (bad || n < 3) }'
+  then
+    echo "Off-cpu targets test [Failed -p]"
+    err=1
+    return
+  fi
+
+  for opts in "-a" "--threads -z"
+  do
+    # shellcheck disable=SC2086
+    if ! perf record --off-cpu --off-cpu-thresh=200 -e dummy ${opts} \
+	 -o "${perfdata}" -- perf test -w sleeper 300 3 > /dev/null 2>&1
+    then
+      echo "Off-cpu targets test [Failed record ${opts}]"
+      err=1
+      return
+    fi
+    if [ "$(perf script -i "${perfdata}" -F time,event,ip,sym 2> /dev/null | \
+	  awk '/offcpu-time:/ { t = $1 + 0; direct = t < 18446744069; next }
+	       /^$/ { direct = 0 }
+	       direct && / sleeper_nap$/ { n++ }
+	       END { print n + 0 }')" != 3 ]
+    then
+      echo "Off-cpu targets test [Failed ${opts}]"
+      err=1
+      return
+    fi
+  done
+  echo "Off-cpu targets test [Success]"
+}
+
+test_bad_thresh() {
+  echo "Off-cpu bad threshold test"
+
+  for thresh in -1 abc 1.5 18446744073709552
+  do
+    if perf record --off-cpu --off-cpu-thresh="${thresh}" -o "${perfdata}" \
+       true > "${script_out}" 2>&1 || \
+       ! grep -q "^Invalid --off-cpu-thresh '${thresh}'" "${script_out}"
+    then
+      echo "Off-cpu bad threshold test [Failed to reject ${thresh}]"
+      err=1
+      return
+    fi
+  done
+  echo "Off-cpu bad threshold test [Success]"
+}
+
+check_priv
+test_thresh
+test_total
+test_order
+test_targets
+test_bad_thresh
+
+cleanup
+exit $err

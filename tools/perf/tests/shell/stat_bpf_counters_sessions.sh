@@ -1,0 +1,243 @@
+#!/bin/bash
+# perf stat --bpf-counters sessions share one leader and clean up
+# SPDX-License-Identifier: GPL-2.0
+#
+# Concurrent --bpf-counters sessions on different targets share one leader
+# program per event and each see only their target; sessions that exit or
+# are killed leave nothing behind; a bad --bpf-attr-map fails clearly.
+# Only bperf's own programs and maps are counted: other tools may load BPF
+# programs on this system at the same time.
+
+err=0
+tmpdir=$(mktemp -d /tmp/__perf_test.stat_bpf_sessions.XXXXX)
+pids=
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$tmpdir"
+	trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+skip_if_unsupported() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "Skip: --bpf-counters needs root"
+		exit 2
+	fi
+	if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+		echo "Skip: perf built without BPF skeletons"
+		exit 2
+	fi
+	if ! command -v bpftool > /dev/null; then
+		echo "Skip: bpftool is needed to count BPF objects"
+		exit 2
+	fi
+}
+
+count() {
+	awk -F, -v ev="$2" '$3 == ev { print $1 }' "$1"
+}
+
+# number of loaded BPF programs named $1
+nr_progs() {
+	bpftool prog show name "$1" 2>/dev/null | grep -c '^[0-9]'
+}
+
+# bperf programs, maps and links on the system
+bperf_objects() {
+	local ids p links=0
+
+	ids=$(bpftool prog show 2>/dev/null |
+	      awk -F: '/ name (bperf_on_switch|bperf_on_fork) /{ print $1 }')
+	for p in $ids; do
+		links=$((links + $(bpftool link show 2>/dev/null | grep -c "prog $p\$")))
+	done
+	echo "progs $(echo $ids | wc -w)" \
+	     "maps $(bpftool map show 2>/dev/null |
+		     grep -cE ' name (bperf_sessions|bperf_filter|bperf_accum|bperf_info) ')" \
+	     "links $links"
+}
+
+# Four sessions, four targets: two sleep loops of 20 and 50 ms watched with
+# -p, a workload of 100 sleeps of 10 ms, and CPU 0.  One leader serves all.
+test_concurrent() {
+	local s20 s50 cs leaders
+
+	perf test -w sleeper 20 1000 &
+	s20=$!
+	perf test -w sleeper 50 1000 &
+	s50=$!
+	pids="$s20 $s50"
+	perf stat -x, -o "$tmpdir/c20" --bpf-counters -e context-switches -p $s20 -- sleep 2 &
+	perf stat -x, -o "$tmpdir/c50" --bpf-counters -e context-switches -p $s50 -- sleep 2 &
+	perf stat -x, -o "$tmpdir/cwl" --bpf-counters -e context-switches -- \
+		perf test -w sleeper 10 100 &
+	perf stat -x, -o "$tmpdir/ccpu" --bpf-counters -e context-switches -C 0 -- sleep 2 &
+	local sessions n
+	sessions=$(jobs -p | grep -v -e "^$s20\$" -e "^$s50\$")
+	# the most leader programs seen while the sessions run
+	leaders=0
+	while kill -0 $sessions 2>/dev/null; do
+		n=$(nr_progs bperf_on_switch)
+		[ "$n" -gt "$leaders" ] && leaders=$n
+		sleep 0.2
+	done
+	wait $sessions
+	kill $s20 $s50
+	wait $s20 $s50 2>/dev/null
+	pids=
+
+	if [ "$leaders" != 1 ]; then
+		echo "concurrent: $leaders leader programs for one event, expected 1"
+		err=1
+	fi
+	# 2 seconds of 20 ms sleeps: about 100; of 50 ms sleeps: about 40
+	cs=$(count "$tmpdir/c20" context-switches)
+	if [ -z "$cs" ] || [ "$cs" -lt 50 ] || [ "$cs" -gt 110 ]; then
+		echo "concurrent: -p of a 20 ms sleep loop: $cs context-switches"
+		err=1
+	fi
+	cs=$(count "$tmpdir/c50" context-switches)
+	if [ -z "$cs" ] || [ "$cs" -lt 20 ] || [ "$cs" -gt 45 ]; then
+		echo "concurrent: -p of a 50 ms sleep loop: $cs context-switches"
+		err=1
+	fi
+	cs=$(count "$tmpdir/cwl" context-switches)
+	if [ -z "$cs" ] || [ "$cs" -lt 100 ] || [ "$cs" -gt 300 ]; then
+		echo "concurrent: workload of 100 sleeps: $cs context-switches"
+		err=1
+	fi
+	# CPU 0 sees at least what the sleep loops did on it, and a lot more
+	cs=$(count "$tmpdir/ccpu" context-switches)
+	if [ -z "$cs" ] || [ "$cs" -lt 100 ]; then
+		echo "concurrent: -C 0: $cs context-switches"
+		err=1
+	fi
+}
+
+# 50 sessions in a row, every fifth killed with SIGKILL while counting:
+# afterwards bperf programs, maps and links are back to where they were.
+test_kill_reclaim() {
+	local before after i p
+
+	before=$(bperf_objects)
+	for i in $(seq 1 50); do
+		if [ $((i % 5)) = 0 ]; then
+			perf stat --bpf-counters -e context-switches -a -- sleep 10 \
+				> /dev/null 2>&1 &
+			p=$!
+			sleep 0.5
+			kill -9 $p
+			wait $p 2>/dev/null
+		elif ! perf stat --bpf-counters -e context-switches -a -- true \
+				> /dev/null 2>&1; then
+			echo "kill/reclaim: session $i failed"
+			err=1
+		fi
+	done
+	after=$(bperf_objects)
+	if [ "$before" != "$after" ]; then
+		echo "kill/reclaim: bperf objects before: $before, after: $after"
+		err=1
+	fi
+}
+
+# Eight sessions started at the same moment all succeed and count.
+test_simultaneous() {
+	local i cs
+
+	for i in $(seq 1 8); do
+		perf stat -x, -o "$tmpdir/s$i" --bpf-counters -e context-switches,page-faults -- \
+			perf test -w sleeper 10 20 > /dev/null 2>&1 &
+	done
+	for i in $(seq 1 8); do
+		if ! wait %$i; then
+			echo "simultaneous: session $i failed"
+			err=1
+		fi
+	done
+	for i in $(seq 1 8); do
+		cs=$(count "$tmpdir/s$i" context-switches)
+		if [ -z "$cs" ] || [ "$cs" -lt 20 ]; then
+			echo "simultaneous: session $i: $cs context-switches, expected at least 20"
+			err=1
+		fi
+	done
+}
+
+# perf stat -r loads the counters for each run: each run counts its own
+# workload from zero (20 sleeps and the start of perf, well under 150).
+test_repeat() {
+	local cs
+
+	perf stat -x, -o "$tmpdir/repeat" -r 5 --bpf-counters -e context-switches -- \
+		perf test -w sleeper 10 20
+	cs=$(count "$tmpdir/repeat" context-switches)
+	cs=${cs%.*}
+	if [ -z "$cs" ] || [ "$cs" -lt 20 ] || [ "$cs" -gt 150 ]; then
+		echo "repeat: average of $cs context-switches per run, expected 20 to 150"
+		err=1
+	fi
+}
+
+# A file that is not a BPF map, or a map of another shape, at the attr map
+# path: one clear line, non-zero exit.
+test_bad_attr_map() {
+	local out
+
+	echo garbage > "$tmpdir/attr_map"
+	out=$(perf stat --bpf-counters --bpf-attr-map "$tmpdir/attr_map" \
+		-e context-switches -- true 2>&1)
+	if [ $? = 0 ] || ! echo "$out" | grep -q "is not a BPF map"; then
+		echo "bad attr map: regular file accepted or unclear error: $out"
+		err=1
+	fi
+
+	mkdir -p /sys/fs/bpf
+	mountpoint -q /sys/fs/bpf || mount -t bpf none /sys/fs/bpf
+	local pin=/sys/fs/bpf/perf_test_stat_bad_attr_map_$$
+	if bpftool map create $pin type hash key 4 value 4 entries 1 name perf_test_bad; then
+		out=$(perf stat --bpf-counters --bpf-attr-map $pin \
+			-e context-switches -- true 2>&1)
+		if [ $? = 0 ] || ! echo "$out" | grep -q "wrong shape"; then
+			echo "bad attr map: wrong map shape accepted or unclear error: $out"
+			err=1
+		fi
+		if [ "$(bpftool map dump pinned $pin | grep -c key)" != 0 ]; then
+			echo "bad attr map: the wrong map was modified"
+			err=1
+		fi
+		rm -f $pin
+	fi
+}
+
+# Without privileges: one clear line, non-zero exit.
+test_not_root() {
+	local out
+
+	if ! command -v setpriv > /dev/null; then
+		echo "not root: setpriv missing, not checked"
+		return
+	fi
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$(command -v perf)" stat --bpf-counters -e context-switches -- true 2>&1)
+	if [ $? = 0 ] || ! echo "$out" | grep -q "CAP_BPF"; then
+		echo "not root: no clear error: $out"
+		err=1
+	fi
+}
+
+skip_if_unsupported
+test_concurrent
+test_kill_reclaim
+test_simultaneous
+test_repeat
+test_bad_attr_map
+test_not_root
+
+[ $err = 0 ] && echo "perf stat --bpf-counters sessions test [Success]"
+exit $err

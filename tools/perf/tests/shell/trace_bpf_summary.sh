@@ -1,0 +1,119 @@
+#!/bin/bash
+# perf trace summary with BPF (--bpf-summary)
+# SPDX-License-Identifier: GPL-2.0
+# The workloads make a known number of calls: getppid_loop N N2 makes N
+# getppid() in its main thread and N2 in thread "getppid-2"; syscall_fail N
+# makes N flock() calls failing with EBADF; sleeper MSEC N sleeps N times.
+
+err=0
+out=$(mktemp /tmp/__perf_test.trace_bpf_summary.XXXXX)
+
+cleanup() {
+	rm -f "${out}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+shelldir=$(dirname "$0")
+# shellcheck source=lib/trace_summary.sh
+. "${shelldir}"/lib/trace_summary.sh
+
+if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+	echo "Skip: perf was built without BPF skeletons (BUILD_BPF_SKEL=1)"
+	cleanup
+	exit 2
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "Skip: --bpf-summary needs root"
+	cleanup
+	exit 2
+fi
+
+echo "Thread mode"
+perf trace -s --bpf-summary -o "${out}" -- perf test -w getppid_loop 300 200
+expect "${out}" '^ perf \(' getppid "300 0" "thread mode"
+expect "${out}" '^ getppid-2 \(' getppid "200 0" "thread mode"
+check_order "${out}" "thread mode"
+check_single_calls "${out}" "thread mode"
+
+echo "Total mode"
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- \
+	perf test -w getppid_loop 300 200
+expect "${out}" '^ total, [0-9]+ events$' getppid "500 0" "total mode"
+check_order "${out}" "total mode"
+
+echo "Errors counted, and the user-space summary agrees"
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- perf test -w syscall_fail 70
+expect "${out}" '^ total' flock "70 70" "bpf errors"
+perf trace -s --summary-mode=total -o "${out}" -- perf test -w syscall_fail 70
+expect "${out}" '^ total' flock "70 70" "user-space errors"
+
+echo "Min, avg and max merged across CPUs"
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- perf test -w sleeper 20 4 30 1
+if ! awk '$1 == "clock_nanosleep" && $2 == 5 && $5 >= 20 && $5 < 30 && $7 >= 30 &&
+	  $6 > $5 && $6 < $7 { ok = 1 } END { exit !ok }' "${out}"; then
+	echo "min/avg/max of 4 sleeps of 20ms and one of 30ms are wrong"
+	cat "${out}"
+	err=1
+fi
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- perf test -w sleeper 25 1
+if ! awk '$1 == "clock_nanosleep" && $2 == 1 && $5 >= 25 && $5 == $6 && $6 == $7 &&
+	  $8 == "0.00%" { ok = 1 } END { exit !ok }' "${out}"; then
+	echo "one sleep of 25ms does not give min = avg = max >= 25"
+	cat "${out}"
+	err=1
+fi
+
+echo "Cgroup mode"
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -n "${cgmnt}" ] && mkdir "${cgmnt}/perf-trace-test-$$" 2>/dev/null; then
+	cg="/perf-trace-test-$$"
+	perf trace -s --bpf-summary --summary-mode=cgroup -o "${out}" -- \
+		sh -c "perf test -w getppid_loop 100; echo \$\$ > ${cgmnt}${cg}/cgroup.procs;
+		       exec perf test -w getppid_loop 400"
+	expect "${out}" "^ cgroup ${cg}, " getppid "400 0" "cgroup mode"
+	check_order "${out}" "cgroup mode"
+	rmdir "${cgmnt}${cg}"
+else
+	echo "cgroup mode: cannot create a cgroup2 cgroup"
+	err=1
+fi
+
+echo "With events (-S)"
+perf trace -S --bpf-summary --summary-mode=total -o "${out}" -- perf test -w getppid_loop 10
+if [ "$(grep -c 'getppid()' "${out}")" != 10 ]; then
+	echo "-S --bpf-summary: expected 10 getppid events"
+	cat "${out}"
+	err=1
+fi
+expect "${out}" '^ total' getppid "10 0" "-S"
+
+echo "Nothing lost"
+perf trace -s --bpf-summary -o "${out}" -- perf test -w getppid_loop 200000
+expect "${out}" '^ perf \(' getppid "200000 0" "many calls"
+if grep -q LOST "${out}"; then
+	echo "--bpf-summary lost events"
+	cat "${out}"
+	err=1
+fi
+
+echo "Bad usage"
+for args in "--bpf-summary" "-s --bpf-summary -i /dev/null" \
+	    "-s --bpf-summary --errno-summary" "-s --bpf-summary -e getppid"; do
+	if perf trace ${args} -o /dev/null true 2> "${out}"; then
+		echo "'perf trace ${args}' did not fail"
+		err=1
+	elif ! grep -q -- "--bpf-summary" "${out}"; then
+		echo "'perf trace ${args}' did not say why it failed"
+		cat "${out}"
+		err=1
+	fi
+done
+
+cleanup
+exit ${err}

@@ -1,0 +1,62 @@
+#!/bin/bash
+# perf trace --bpf-summary names 32-bit syscalls
+# SPDX-License-Identifier: GPL-2.0
+# A 32-bit x86 program makes 7 write() calls failing with EBADF and 5
+# getppid() calls: i386 numbers 4 and 64, which are stat and semget on
+# x86_64.  The summary must name them from the i386 table.
+
+err=0
+tmpdir=$(mktemp -d /tmp/__perf_test.trace_bpf_summary_compat.XXXXX)
+out="${tmpdir}/out"
+
+cleanup() {
+	rm -rf "${tmpdir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+shelldir=$(dirname "$0")
+# shellcheck source=lib/trace_summary.sh
+. "${shelldir}"/lib/trace_summary.sh
+
+skip() {
+	echo "Skip: $1"
+	cleanup
+	exit 2
+}
+
+[ "$(uname -m)" = x86_64 ] || skip "32-bit compat syscalls are only checked on x86_64"
+perf version --build-options | grep -q 'bpf_skeletons: \[ on' ||
+	skip "perf was built without BPF skeletons (BUILD_BPF_SKEL=1)"
+[ "$(id -u)" = 0 ] || skip "--bpf-summary needs root"
+
+cat > "${tmpdir}/compat.c" <<'PROG'
+#include <unistd.h>
+#include <sys/syscall.h>
+
+int main(void)
+{
+	for (int i = 0; i < 7; i++)
+		syscall(SYS_write, -1, "x", 1);
+	for (int i = 0; i < 5; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+PROG
+gcc -m32 -o "${tmpdir}/compat" "${tmpdir}/compat.c" 2>/dev/null ||
+	skip "gcc -m32 cannot build a 32-bit program (install gcc-multilib)"
+"${tmpdir}/compat" 2>/dev/null ||
+	skip "this kernel cannot run 32-bit programs (CONFIG_IA32_EMULATION off or ia32_emulation=0)"
+
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- "${tmpdir}/compat"
+expect "${out}" '^ total' write "7 7" "compat write"
+expect "${out}" '^ total' getppid "5 0" "compat getppid"
+expect "${out}" '^ total' semget "" "compat getppid named as semget"
+
+cleanup
+exit ${err}

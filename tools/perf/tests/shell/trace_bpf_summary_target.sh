@@ -1,0 +1,125 @@
+#!/bin/bash
+# perf trace --bpf-summary counts only its target
+# SPDX-License-Identifier: GPL-2.0
+# -p, -t, -a, -C and --cgroup each count the known calls of what they name:
+# getppid_loop N N2 makes N getppid() in its main thread and N2 in thread
+# "getppid-2"; syscall_fail N makes N flock() calls failing with EBADF.
+
+err=0
+out=$(mktemp /tmp/__perf_test.trace_bpf_summary_target.XXXXX)
+pidfile=$(mktemp /tmp/__perf_test.trace_bpf_summary_target.pid.XXXXX)
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg="perf-trace-target-$$"
+
+cleanup() {
+	rm -f "${out}" "${pidfile}"
+	[ -n "${cgmnt}" ] && rmdir "${cgmnt}/${cg}" 2>/dev/null
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+shelldir=$(dirname "$0")
+# shellcheck source=lib/trace_summary.sh
+. "${shelldir}"/lib/trace_summary.sh
+
+if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+	echo "Skip: perf was built without BPF skeletons (BUILD_BPF_SKEL=1)"
+	cleanup
+	exit 2
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "Skip: --bpf-summary needs root"
+	cleanup
+	exit 2
+fi
+
+# Starts a workload stopped before it runs: sets 'target'
+start_stopped() {
+	(kill -STOP "${BASHPID}"; exec perf test -w "$@") &
+	target=$!
+	while [ "$(awk '{ print $3 }' "/proc/${target}/stat" 2>/dev/null)" != "T" ]; do
+		sleep 0.1
+	done
+}
+
+# Waits until perf trace (pid $1) has attached its BPF programs
+wait_attached() {
+	for _ in $(seq 600); do
+		if [ "$(find "/proc/$1/fd" -lname 'anon_inode:bpf_link' 2>/dev/null |
+			wc -l)" -ge 2 ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "perf trace did not attach its BPF programs in 60s"
+	err=1
+}
+
+# Runs 'perf trace -s --bpf-summary ARGS -p|-t target', then continues target
+trace_stopped() {
+	local trace_pid
+
+	perf trace -s --bpf-summary -o "${out}" "$@" &
+	trace_pid=$!
+	wait_attached ${trace_pid}
+	kill -CONT "${target}"
+	wait ${trace_pid}
+}
+
+echo "-p: the process and its threads"
+start_stopped getppid_loop 400 100
+trace_stopped -p "${target}"
+expect "${out}" "^ perf \\(${target}\\)" getppid "400 0" "-p"
+expect "${out}" '^ getppid-2 \(' getppid "100 0" "-p"
+
+echo "-t: only the thread"
+start_stopped getppid_loop 400 100
+trace_stopped -t "${target}"
+expect "${out}" "^ perf \\(${target}\\)" getppid "400 0" "-t"
+if grep -q '^ getppid-2 (' "${out}"; then
+	echo "-t: another thread was counted"
+	cat "${out}"
+	err=1
+fi
+
+echo "-p: failing calls"
+start_stopped syscall_fail 60
+trace_stopped --summary-mode=total -p "${target}"
+expect "${out}" '^ total' flock "60 60" "-p errors"
+
+echo "-a"
+perf trace -a -s --bpf-summary -o "${out}" -- \
+	sh -c "echo \$\$ > ${pidfile}; exec perf test -w syscall_fail 80"
+expect "${out}" "^ perf \\($(cat "${pidfile}")\\)" flock "80 80" "-a"
+
+echo "-C: only what runs on that CPU"
+if [ "$(nproc)" -ge 2 ]; then
+	# taskset execs the workload: its pid is the workload's
+	perf trace -C 1 -s --bpf-summary -o "${out}" -- sh -c "
+		taskset -c 0 perf test -w getppid_loop 500 & echo \$! > ${pidfile}.0; wait
+		taskset -c 1 perf test -w getppid_loop 700 & echo \$! > ${pidfile}; wait"
+	expect "${out}" "^ perf \\($(cat "${pidfile}")\\)" getppid "700 0" "-C 1"
+	expect "${out}" "^ perf \\($(cat "${pidfile}.0")\\)" getppid "" "-C 1, on CPU 0"
+	rm -f "${pidfile}.0"
+else
+	echo "-C: only one CPU, not checked"
+fi
+
+echo "--cgroup: only tasks in the cgroup"
+if [ -n "${cgmnt}" ] && mkdir "${cgmnt}/${cg}"; then
+	perf trace -a -G "${cg}" -s --bpf-summary --summary-mode=total -o "${out}" -- \
+		sh -c "perf test -w getppid_loop 100; echo \$\$ > ${cgmnt}/${cg}/cgroup.procs;
+		       exec perf test -w getppid_loop 400"
+	expect "${out}" '^ total' getppid "400 0" "--cgroup"
+else
+	echo "--cgroup: cannot create a cgroup2 cgroup"
+	err=1
+fi
+
+cleanup
+exit ${err}

@@ -1,0 +1,67 @@
+#!/bin/bash
+# perf trace summary modes (user space)
+# SPDX-License-Identifier: GPL-2.0
+# The workloads make a known number of calls: getppid_loop N N2 makes N
+# getppid() in its main thread and N2 in thread "getppid-2"; syscall_fail N
+# makes N flock() calls failing with EBADF.
+
+err=0
+out=$(mktemp /tmp/__perf_test.trace_summary.XXXXX)
+
+cleanup() {
+	rm -f "${out}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+shelldir=$(dirname "$0")
+# shellcheck source=lib/trace_summary.sh
+. "${shelldir}"/lib/trace_summary.sh
+
+if ! perf trace -s -o /dev/null true 2>/dev/null; then
+	echo "Skip: perf trace does not work here (no tracefs or not allowed)"
+	cleanup
+	exit 2
+fi
+
+echo "Thread mode"
+# The user-space summary sometimes misses the events of a short-lived
+# thread (also without this series), so give it three tries
+for _ in 1 2 3; do
+	perf trace -s -o "${out}" -- perf test -w getppid_loop 300 200
+	[ "$(syscall_stat "${out}" '^ getppid-2 \(' getppid)" = "200 0" ] && break
+done
+expect "${out}" '^ perf \(' getppid "300 0" "thread mode"
+expect "${out}" '^ getppid-2 \(' getppid "200 0" "thread mode"
+check_order "${out}" "thread mode"
+check_single_calls "${out}" "thread mode"
+
+echo "Total mode"
+for _ in 1 2 3; do
+	perf trace -s --summary-mode=total -o "${out}" -- perf test -w getppid_loop 300 200
+	[ "$(syscall_stat "${out}" '^ total' getppid)" = "500 0" ] && break
+done
+expect "${out}" '^ total, [0-9]+ events$' getppid "500 0" "total mode"
+check_order "${out}" "total mode"
+
+echo "Errors"
+perf trace -s --summary-mode=total -o "${out}" -- perf test -w syscall_fail 50
+expect "${out}" '^ total' flock "50 50" "errors"
+
+echo "Bad mode"
+if perf trace -s --summary-mode=bogus -o /dev/null true 2>/dev/null; then
+	echo "--summary-mode=bogus was accepted"
+	err=1
+fi
+if perf trace -s --summary-mode=cgroup -o /dev/null true 2>/dev/null; then
+	echo "--summary-mode=cgroup was accepted without --bpf-summary"
+	err=1
+fi
+
+cleanup
+exit ${err}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 'perf trace -s --bpf-summary': syscall statistics kept by BPF programs on
+ * the raw syscall tracepoints (bpf_skel/syscall_summary.bpf.c), read once at
+ * the end and printed like the user-space summary.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/err.h>
+#include <linux/rbtree.h>
+#include <linux/zalloc.h>
+#include <perf/cpumap.h>
+
+#include "cgroup.h"
+#include "cpumap.h"
+#include "debug.h"
+#include "intlist.h"
+#include "target.h"
+#include "trace-summary.h"
+
+#include "bpf_skel/syscall_summary.h"
+#include "bpf_skel/syscall_summary.skel.h"
+
+/* Map sizes; a call that finds its map full is counted as not counted */
+#define SYSCALL_STATS_THREAD_ENTRIES	65536
+#define SYSCALL_STATS_CGROUP_ENTRIES	16384
+#define TASK_FILTER_ENTRIES		16384
+
+static struct syscall_summary_bpf *skel;
+static enum trace_summary_mode summary_mode;
+
+int trace_summary_bpf__check(void)
+{
+	if (geteuid() != 0) {
+		pr_err("--bpf-summary: loading BPF programs needs root\n");
+		return -1;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		pr_err("--bpf-summary: the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int add_task_filter(const char *list)
+{
+	struct intlist *ids = intlist__new(list);
+	struct int_node *inode;
+	int fd, err = 0;
+	__u8 one = 1;
+
+	if (!ids) {
+		pr_err("--bpf-summary: cannot parse '%s'\n", list);
+		return -EINVAL;
+	}
+
+	fd = bpf_map__fd(skel->maps.task_filter);
+	intlist__for_each_entry(inode, ids) {
+		__u32 id = inode->i;
+
+		err = bpf_map_update_elem(fd, &id, &one, BPF_ANY);
+		if (err)
+			break;
+	}
+	intlist__delete(ids);
+	return err;
+}
+
+static int count_list(const char *list)
+{
+	struct intlist *ids = intlist__new(list);
+	int nr = ids ? intlist__nr_entries(ids) : 1;
+
+	intlist__delete(ids);
+	return nr ?: 1;
+}
+
+int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
+{
+	struct target *target = tgt->target;
+	struct perf_cpu_map *cpus = NULL;
+	int task_filter_type = SYSCALL_SUMMARY_TASKS_ALL;
+	int nr_task_filter = 1, stats_entries = 1;
+	char pid_str[32];
+	const char *pids = NULL;
+	int err;
+
+	if (target->uid_str) {
+		pr_err("--bpf-summary does not support -u/--uid\n");
+		return -EINVAL;
+	}
+
+	/* target__validate() sets target->tid to target->pid: check pid first */
+	if (target->pid) {
+		task_filter_type = SYSCALL_SUMMARY_TASKS_TGID;
+		pids = target->pid;
+		nr_task_filter = TASK_FILTER_ENTRIES;
+	} else if (target->tid) {
+		task_filter_type = SYSCALL_SUMMARY_TASKS_TID;
+		pids = target->tid;
+		nr_task_filter = count_list(pids);
+	} else if (target__none(target) && tgt->workload_pid > 0) {
+		/* Only the workload and its children; with -a or -C all tasks */
+		task_filter_type = SYSCALL_SUMMARY_TASKS_TGID;
+		scnprintf(pid_str, sizeof(pid_str), "%d", tgt->workload_pid);
+		pids = pid_str;
+		nr_task_filter = TASK_FILTER_ENTRIES;
+	}
+
+	skel = syscall_summary_bpf__open();
+	if (!skel) {
+		pr_err("--bpf-summary: failed to open the BPF skeleton\n");
+		return -ENOMEM;
+	}
+
+	summary_mode = tgt->mode;
+	skel->rodata->group_by = tgt->mode;
+	skel->rodata->task_filter_type = task_filter_type;
+	bpf_map__set_max_entries(skel->maps.task_filter, nr_task_filter);
+
+	switch (tgt->mode) {
+	case TRACE_SUMMARY_MODE__TOTAL:
+		bpf_map__set_max_entries(skel->maps.syscall_stats_total,
+					 SYSCALL_SUMMARY_ABI_MAX * SYSCALL_SUMMARY_MAX_NR);
+		break;
+	case TRACE_SUMMARY_MODE__THREAD:
+		stats_entries = SYSCALL_STATS_THREAD_ENTRIES;
+		bpf_map__set_max_entries(skel->maps.thread_comm, stats_entries);
+		break;
+	case TRACE_SUMMARY_MODE__CGROUP:
+	default:
+		stats_entries = SYSCALL_STATS_CGROUP_ENTRIES;
+		break;
+	}
+	bpf_map__set_max_entries(skel->maps.syscall_stats, stats_entries);
+
+	if (target->cpu_list) {
+		cpus = perf_cpu_map__new(target->cpu_list);
+		if (!cpus) {
+			pr_err("--bpf-summary: cannot parse CPU list '%s'\n", target->cpu_list);
+			err = -EINVAL;
+			goto out_err;
+		}
+		skel->rodata->has_cpu_filter = true;
+		bpf_map__set_max_entries(skel->maps.cpu_filter, cpu__max_cpu().cpu);
+	}
+
+	if (tgt->cgroup) {
+		if (read_cgroup_id(tgt->cgroup) < 0 || tgt->cgroup->id == -1ULL) {
+			pr_err("--bpf-summary: cannot get the id of cgroup %s\n",
+			       tgt->cgroup->name);
+			err = -EINVAL;
+			goto out_err;
+		}
+		skel->rodata->has_cgroup_filter = true;
+	}
+	if (tgt->cgroup || tgt->mode == TRACE_SUMMARY_MODE__CGROUP)
+		skel->rodata->uses_cgroup_v1 = !cgroup_is_v2("perf_event");
+
+	if (task_filter_type != SYSCALL_SUMMARY_TASKS_TGID)
+		bpf_program__set_autoload(skel->progs.sched_process_fork, false);
+
+	err = syscall_summary_bpf__load(skel);
+	if (err) {
+		pr_err("--bpf-summary: failed to load the BPF programs: %s\n", strerror(-err));
+		goto out_err;
+	}
+
+	if (pids) {
+		err = add_task_filter(pids);
+		if (err)
+			goto out_err;
+	}
+
+	if (cpus) {
+		struct perf_cpu cpu;
+		int idx, fd = bpf_map__fd(skel->maps.cpu_filter);
+		__u8 one = 1;
+
+		perf_cpu_map__for_each_cpu(cpu, idx, cpus)
+			bpf_map_update_elem(fd, &cpu.cpu, &one, BPF_ANY);
+		perf_cpu_map__put(cpus);
+		cpus = NULL;
+	}
+
+	if (tgt->cgroup) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup_filter),
+				    &tgt->cgroup->id, &one, BPF_ANY);
+	}
+	return 0;
+
+out_err:
+	perf_cpu_map__put(cpus);
+	trace_summary_bpf__cleanup();
+	return err;
+}
+
+int trace_summary_bpf__start(void)
+{
+	int err = syscall_summary_bpf__attach(skel);
+
+	if (err)
+		pr_err("--bpf-summary: failed to attach the BPF programs: %s\n", strerror(-err));
+	return err;
+}
+
+void trace_summary_bpf__stop(void)
+{
+	if (skel)
+		syscall_summary_bpf__detach(skel);
+}
+
+void trace_summary_bpf__cleanup(void)
+{
+	syscall_summary_bpf__destroy(skel);
+	skel = NULL;
+}
+
+/* Sums the per-CPU values of one key into stats; CPUs without calls have no min */
+static int syscall_stats__add_values(struct intlist *list, int key,
+				     struct syscall_summary_value *values, int nr_cpus)
+{
+	long double squares = 0, total = 0;
+	u64 calls = 0, errors = 0, min = UINT64_MAX, max = 0;
+	struct syscall_stats *stats;
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct syscall_summary_value *v = &values[cpu];
+
+		if (v->calls == 0)
+			continue;
+		calls += v->calls;
+		errors += v->errors;
+		total += v->total_ns;
+		squares += v->squares_hi * 18446744073709551616.0L + v->squares_lo;
+		if (v->min_ns < min)
+			min = v->min_ns;
+		if (v->max_ns > max)
+			max = v->max_ns;
+	}
+	if (calls == 0)
+		return 0;
+
+	stats = syscall_stats__findnew(list, key);
+	if (!stats)
+		return -ENOMEM;
+
+	stats->stats.n = calls;
+	stats->stats.mean = total / calls;
+	/* M2 = sum(x^2) - sum(x)^2 / n, as perf stat's stddev expects */
+	stats->stats.M2 = squares - total * total / calls;
+	if (stats->stats.M2 < 0)
+		stats->stats.M2 = 0;
+	stats->stats.min = min;
+	stats->stats.max = max;
+	stats->nr_failures = errors;
+	return 0;
+}
+
+static int stats_key(__u32 nr, __u32 abi)
+{
+	return abi == SYSCALL_SUMMARY_ABI_COMPAT ? (int)nr | SYSCALL_STATS__COMPAT : (int)nr;
+}
+
+struct summary_groups {
+	struct syscall_summary_group	*entries;
+	int				nr;
+	struct intlist			*index;	/* group id -> entries[] index + 1 */
+	struct rb_root			cgroups;
+};
+
+static struct syscall_summary_group *summary_groups__findnew(struct summary_groups *groups,
+							     u64 id)
+{
+	struct int_node *inode = intlist__findnew(groups->index, id);
+	struct syscall_summary_group *group, *entries;
+	char comm[16] = "";
+	struct cgroup *cgrp;
+	int ret;
+
+	if (!inode)
+		return NULL;
+	if (inode->priv)
+		return &groups->entries[(long)inode->priv - 1];
+
+	entries = realloc(groups->entries, (groups->nr + 1) * sizeof(*entries));
+	if (!entries)
+		return NULL;
+	groups->entries = entries;
+	group = &entries[groups->nr];
+	memset(group, 0, sizeof(*group));
+
+	switch (summary_mode) {
+	case TRACE_SUMMARY_MODE__THREAD: {
+		__u32 tid = id;
+
+		bpf_map_lookup_elem(bpf_map__fd(skel->maps.thread_comm), &tid, comm);
+		ret = asprintf(&group->name, "%s (%u)", comm[0] ? comm : ":", tid);
+		break;
+	}
+	case TRACE_SUMMARY_MODE__CGROUP:
+		cgrp = __cgroup__find(&groups->cgroups, id);
+		if (cgrp)
+			ret = asprintf(&group->name, "cgroup %s", cgrp->name);
+		else
+			ret = asprintf(&group->name, "cgroup id %" PRIu64, id);
+		break;
+	case TRACE_SUMMARY_MODE__TOTAL:
+	default:
+		group->name = strdup("total");
+		ret = group->name ? 0 : -1;
+		break;
+	}
+	group->stats = intlist__new(NULL);
+	if (ret < 0 || !group->stats) {
+		free(group->name);
+		intlist__delete(group->stats);
+		return NULL;
+	}
+	inode->priv = (void *)(long)(++groups->nr);
+	return group;
+}
+
+static void summary_groups__exit(struct summary_groups *groups)
+{
+	struct rb_node *node;
+
+	for (int i = 0; i < groups->nr; i++) {
+		free(groups->entries[i].name);
+		syscall_stats__delete(groups->entries[i].stats);
+	}
+	free(groups->entries);
+	intlist__delete(groups->index);
+
+	while ((node = rb_first(&groups->cgroups)) != NULL) {
+		struct cgroup *cgrp = rb_entry(node, struct cgroup, node);
+
+		rb_erase(node, &groups->cgroups);
+		cgroup__put(cgrp);
+	}
+}
+
+static int summary_groups__add(struct summary_groups *groups, u64 id, int key,
+			       struct syscall_summary_value *values, int nr_cpus,
+			       unsigned long *nr_events)
+{
+	struct syscall_summary_group *group = summary_groups__findnew(groups, id);
+	unsigned long calls = 0;
+
+	if (!group)
+		return -ENOMEM;
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		calls += values[cpu].calls;
+	/* sys_enter + sys_exit, as the user-space summary counts events */
+	group->nr_events += 2 * calls;
+	*nr_events += 2 * calls;
+
+	return syscall_stats__add_values(group->stats, key, values, nr_cpus);
+}
+
+static int read_total(struct summary_groups *groups, struct syscall_summary_value *values,
+		      int nr_cpus, unsigned long *nr_events)
+{
+	int fd = bpf_map__fd(skel->maps.syscall_stats_total);
+
+	for (__u32 idx = 0; idx < SYSCALL_SUMMARY_ABI_MAX * SYSCALL_SUMMARY_MAX_NR; idx++) {
+		__u32 abi = idx / SYSCALL_SUMMARY_MAX_NR, nr = idx % SYSCALL_SUMMARY_MAX_NR;
+		bool used = false;
+		int err;
+
+		if (bpf_map_lookup_elem(fd, &idx, values))
+			continue;
+		for (int cpu = 0; cpu < nr_cpus && !used; cpu++)
+			used = values[cpu].calls != 0;
+		if (!used)
+			continue;
+
+		err = summary_groups__add(groups, 0, stats_key(nr, abi), values, nr_cpus,
+					  nr_events);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int read_groups(struct summary_groups *groups, struct syscall_summary_value *values,
+		       int nr_cpus, unsigned long *nr_events)
+{
+	int fd = bpf_map__fd(skel->maps.syscall_stats);
+	struct syscall_summary_key key, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		int err;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, values))
+			continue;
+
+		err = summary_groups__add(groups, key.group, stats_key(key.nr, key.abi),
+					  values, nr_cpus, nr_events);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, FILE *fp)
+{
+	struct summary_groups groups = { .cgroups = RB_ROOT, };
+	struct syscall_summary_value *values;
+	int nr_cpus = libbpf_num_possible_cpus();
+	unsigned long nr_events = 0;
+	size_t printed = 0;
+	int err;
+
+	if (!skel || nr_cpus <= 0)
+		return 0;
+
+	values = calloc(nr_cpus, sizeof(*values));
+	groups.index = intlist__new(NULL);
+	if (!values || !groups.index)
+		goto out;
+
+	if (summary_mode == TRACE_SUMMARY_MODE__CGROUP)
+		read_all_cgroups(&groups.cgroups);
+
+	if (summary_mode == TRACE_SUMMARY_MODE__TOTAL)
+		err = read_total(&groups, values, nr_cpus, &nr_events);
+	else
+		err = read_groups(&groups, values, nr_cpus, &nr_events);
+	if (err) {
+		pr_err("--bpf-summary: not enough memory to read the statistics\n");
+		goto out;
+	}
+
+	/* no share of all events in the one table of the total */
+	if (summary_mode == TRACE_SUMMARY_MODE__TOTAL)
+		nr_events = 0;
+	printed = syscall_summary__fprintf(groups.entries, groups.nr, nr_events, sctbl,
+					   /*errno_env=*/NULL, fp);
+
+	if (skel->bss->nr_not_counted)
+		printed += fprintf(fp, " %llu calls not counted: map full\n",
+				   (unsigned long long)skel->bss->nr_not_counted);
+	if (skel->bss->nr_tasks_not_followed)
+		printed += fprintf(fp, " %llu child processes not counted: task filter map full\n",
+				   (unsigned long long)skel->bss->nr_tasks_not_followed);
+out:
+	summary_groups__exit(&groups);
+	free(values);
+	return printed;
+}

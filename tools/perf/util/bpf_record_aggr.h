@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef PERF_UTIL_BPF_RECORD_AGGR_H
+#define PERF_UTIL_BPF_RECORD_AGGR_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+struct evlist;
+struct perf_session;
+struct record_opts;
+
+/* default capacity of the (pid, tid, stacks) map of 'perf record --bpf-aggr' */
+#define BPF_RECORD_AGGR_DEFAULT_ENTRIES	8192
+
+#ifdef HAVE_BPF_SKEL
+int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
+			     unsigned int nr_entries);
+int bpf_record_aggr__attach(struct evlist *evlist);
+int bpf_record_aggr__write(struct perf_session *session);
+void bpf_record_aggr__cleanup(void);
+#else
+static inline int bpf_record_aggr__prepare(struct evlist *evlist __maybe_unused,
+					   struct record_opts *opts __maybe_unused,
+					   unsigned int nr_entries __maybe_unused)
+{
+	return -1;
+}
+
+static inline int bpf_record_aggr__attach(struct evlist *evlist __maybe_unused)
+{
+	return -1;
+}
+
+static inline int bpf_record_aggr__write(struct perf_session *session __maybe_unused)
+{
+	return -1;
+}
+
+static inline void bpf_record_aggr__cleanup(void)
+{
+}
+#endif
+
+#endif /* PERF_UTIL_BPF_RECORD_AGGR_H */

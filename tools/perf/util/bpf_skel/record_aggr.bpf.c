@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Count sampled stacks in the kernel for 'perf record --bpf-aggr'.
+ *
+ * This program runs as the overflow handler of each sampling event of the
+ * session (BPF_PROG_TYPE_PERF_EVENT). For every sample it adds the sample
+ * period to the (pid, tid, kernel stack, user stack[, cpu]) key of a hash
+ * map and returns 0, so the kernel does not write the sample to the ring
+ * buffer. perf writes one sample per key at the end of the session.
+ *
+ * When a sample cannot be counted (hash map or stack map full) the program
+ * returns 1 and the sample is written to the ring buffer as usual, so that
+ * nothing is lost; the stats array says how often that happened.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "record_aggr_data.h"
+
+/* as the default of kernel.perf_event_max_stack */
+#define MAX_STACK_DEPTH	127
+
+#ifndef EFAULT
+#define EFAULT	14
+#endif
+
+/*
+ * The context of perf_event programs. Only the field used here is declared,
+ * CO-RE finds its offset (after the arch's pt_regs) in the kernel's BTF.
+ */
+struct bpf_perf_event_data___record_aggr {
+	__u64 sample_period;
+} __attribute__((preserve_access_index));
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1);	/* resized by user space */
+} record_aggr_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(struct record_aggr_key));
+	__uint(value_size, sizeof(struct record_aggr_value));
+	__uint(max_entries, 1);	/* resized by user space */
+} record_aggr_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u64));
+	__uint(max_entries, RECORD_AGGR_STAT_MAX);
+} record_aggr_stats SEC(".maps");
+
+/* the event samples PERF_SAMPLE_CPU: keep the CPU in the key */
+const volatile bool key_has_cpu;
+
+static void record_aggr_stat_inc(__u32 stat)
+{
+	__u64 *count = bpf_map_lookup_elem(&record_aggr_stats, &stat);
+
+	if (count)
+		*count += 1;
+}
+
+SEC("perf_event")
+int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
+{
+	struct record_aggr_key key = {};
+	struct record_aggr_value init, *val;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 period = ctx->sample_period;
+	__u64 now = bpf_ktime_get_ns();
+	long err;
+
+	key.pid = pid_tgid >> 32;
+	key.tid = (__u32)pid_tgid;
+	if (key_has_cpu)
+		key.cpu = bpf_get_smp_processor_id();
+
+	/* no kernel stack when the sample hit user mode: -EFAULT */
+	key.kernel_stack_id = bpf_get_stackid(ctx, &record_aggr_stacks, 0);
+	if (key.kernel_stack_id == -EFAULT)
+		key.kernel_stack_id = RECORD_AGGR_NO_STACK;
+	/* kernel threads have no user stack either */
+	key.user_stack_id = bpf_get_stackid(ctx, &record_aggr_stacks, BPF_F_USER_STACK);
+	if (key.user_stack_id == -EFAULT)
+		key.user_stack_id = RECORD_AGGR_NO_STACK;
+
+	if (key.kernel_stack_id < RECORD_AGGR_NO_STACK ||
+	    key.user_stack_id < RECORD_AGGR_NO_STACK) {
+		record_aggr_stat_inc(RECORD_AGGR_STAT_STACK_FAILED);
+		return 1;
+	}
+
+	val = bpf_map_lookup_elem(&record_aggr_counts, &key);
+	if (!val) {
+		init.period = period;
+		init.nr_samples = 1;
+		init.last_time_ns = now;
+		err = bpf_map_update_elem(&record_aggr_counts, &key, &init, BPF_NOEXIST);
+		if (!err)
+			goto counted;
+		/* another CPU added the key meanwhile */
+		val = bpf_map_lookup_elem(&record_aggr_counts, &key);
+		if (!val) {
+			record_aggr_stat_inc(RECORD_AGGR_STAT_MAP_FULL);
+			return 1;
+		}
+	}
+	__sync_fetch_and_add(&val->period, period);
+	__sync_fetch_and_add(&val->nr_samples, 1);
+	val->last_time_ns = now;
+counted:
+	record_aggr_stat_inc(RECORD_AGGR_STAT_AGGREGATED);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
