@@ -139,7 +139,13 @@ test_kill_reclaim() {
 			err=1
 		fi
 	done
-	after=$(bperf_objects)
+	# The kernel frees the programs of a killed session after an RCU
+	# grace period: give it up to 10 seconds.
+	for i in $(seq 1 20); do
+		after=$(bperf_objects)
+		[ "$before" = "$after" ] && break
+		sleep 0.5
+	done
 	if [ "$before" != "$after" ]; then
 		echo "kill/reclaim: bperf objects before: $before, after: $after"
 		err=1
