@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/compiler.h>
@@ -19,8 +20,8 @@
 
 #define SPLIT_UNIT	20000
 
-static volatile sig_atomic_t done;
-static volatile unsigned long split_sink;
+static int done;
+static unsigned long split_sink;
 
 noinline void split_heavy(void);
 noinline void split_light(void);
@@ -28,7 +29,7 @@ noinline void split_round(void);
 
 static void sighandler(int sig __maybe_unused)
 {
-	done = 1;
+	WRITE_ONCE(done, 1);
 }
 
 noinline void split_heavy(void)
@@ -53,7 +54,7 @@ static void *split_thread(void *arg)
 {
 	unsigned long *rounds = arg;
 
-	while (!done) {
+	while (!READ_ONCE(done)) {
 		split_round();
 		(*rounds)++;
 	}
@@ -75,7 +76,7 @@ static int cpu_split(int argc, const char **argv)
 		return -1;
 	}
 	if (nr_threads < 1 || nr_threads > 64) {
-		fprintf(stderr, "workload: cpu_split takes 1 to 64 threads\n");
+		fprintf(stderr, "workload: THREADS must be from 1 to 64\n");
 		return -1;
 	}
 
