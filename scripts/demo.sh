@@ -25,9 +25,14 @@ run()
 	echo "(took $(((t1 - t0) / 1000000)) ms)"
 }
 
-echo "Workload: $workload (200000 getppid calls), then $fails (1000 flock calls failing with EBADF)"
-run perf trace -s --summary-mode=total -- sh -c "$workload; $fails" 2>&1 ||
-	run perf trace -s -- sh -c "$workload; $fails"
-if perf trace -h 2>&1 | grep -q -- '--bpf-summary'; then
+echo "Workload: sh -c \"$workload; $fails\": 200000 getppid calls, one more by sh for \$PPID,"
+echo "and 1000 flock calls failing with EBADF."
+echo
+echo "User space: every syscall enter and exit is copied to perf through the ring buffer."
+run perf trace -s --summary-mode=total -- sh -c "$workload; $fails"
+# perf trace -h exits 129: test its text, not the pipeline
+if grep -q -- '--bpf-summary' <<< "$(perf trace -h 2>&1)"; then
+	echo
+	echo "In the kernel: BPF programs on the raw syscall tracepoints keep the statistics."
 	run perf trace -s --bpf-summary --summary-mode=total -- sh -c "$workload; $fails"
 fi
