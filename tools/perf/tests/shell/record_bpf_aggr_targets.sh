@@ -27,17 +27,11 @@ trap_cleanup() {
 }
 trap trap_cleanup EXIT TERM INT
 
-skip() {
-	echo "Skip: $1"
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+if bpf_skel_missing --bpf-aggr; then
 	cleanup
 	exit 2
-}
-
-if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
-	skip "perf built without BPF skeletons (BUILD_BPF_SKEL=1)"
-fi
-if [ "$(id -u)" != 0 ]; then
-	skip "--bpf-aggr needs root"
 fi
 
 # share of the period in split_heavy + split_light among the samples of

@@ -23,13 +23,11 @@ cleanup() {
 trap 'cleanup; exit 1' TERM INT
 trap cleanup EXIT
 
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+
 skip_if_unsupported() {
-	if [ "$(id -u)" != 0 ]; then
-		echo "Skip: --bpf-counters needs root"
-		exit 2
-	fi
-	if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
-		echo "Skip: perf built without BPF skeletons"
+	if bpf_skel_missing --bpf-counters; then
 		exit 2
 	fi
 	if ! command -v bpftool > /dev/null; then

@@ -31,9 +31,12 @@ skip() {
 }
 
 [ "$(uname -m)" = x86_64 ] || skip "32-bit compat syscalls are only checked on x86_64"
-perf version --build-options | grep -q 'bpf_skeletons: \[ on' ||
-	skip "perf was built without BPF skeletons (BUILD_BPF_SKEL=1)"
-[ "$(id -u)" = 0 ] || skip "--bpf-summary needs root"
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+if bpf_skel_missing --bpf-summary; then
+	cleanup
+	exit 2
+fi
 
 cat > "${tmpdir}/compat.c" <<'PROG'
 #include <unistd.h>

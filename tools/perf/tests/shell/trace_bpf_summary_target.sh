@@ -27,13 +27,9 @@ shelldir=$(dirname "$0")
 # shellcheck source=lib/trace_summary.sh
 . "${shelldir}"/lib/trace_summary.sh
 
-if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
-	echo "Skip: perf was built without BPF skeletons (BUILD_BPF_SKEL=1)"
-	cleanup
-	exit 2
-fi
-if [ "$(id -u)" != 0 ]; then
-	echo "Skip: --bpf-summary needs root"
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+if bpf_skel_missing --bpf-summary; then
 	cleanup
 	exit 2
 fi
