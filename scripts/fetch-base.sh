@@ -50,13 +50,8 @@ download()
 	(cd "$CACHE/debs" && apt-get download -q "$PACKAGE=$version" >/dev/null 2>&1)
 }
 
-newest_offered()
-{
-	apt-cache madison "$PACKAGE" 2>/dev/null | awk -F'|' 'NR == 1 { gsub(/ /, "", $2); print $2 }'
-}
-
 mkdir -p "$CACHE/debs"
-deb=$CACHE/debs/${PACKAGE}_${VERSION//:/%3a}_all.deb
+deb=$(deb_path "$VERSION")
 
 if [ -f "$CACHE/base-$VERSION/PERF-VERSION-FILE" ]; then
 	echo "$VERSION" > "$CACHE/current"
@@ -92,4 +87,4 @@ if [ -f "$CACHE/base-$newest/PERF-VERSION-FILE" ]; then
 	exit 0
 fi
 download "$newest" || die "apt-get download $PACKAGE=$newest failed"
-extract "$CACHE/debs/${PACKAGE}_${newest//:/%3a}_all.deb" "$newest"
+extract "$(deb_path "$newest")" "$newest"

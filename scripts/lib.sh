@@ -38,3 +38,25 @@ series()
 {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/patches/series"
 }
+
+# The newest version of the base package apt offers.
+newest_offered()
+{
+	apt-cache madison "$PACKAGE" 2>/dev/null | awk -F'|' 'NR == 1 { gsub(/ /, "", $2); print $2 }'
+}
+
+# Where apt-get download puts the .deb of VERSION in the cache.
+deb_path()
+{
+	echo "$CACHE/debs/${PACKAGE}_${1//:/%3a}_all.deb"
+}
+
+# test_number LIST SCRIPT: the number of shell test SCRIPT in the output
+# LIST of 'perf test list', found by its description (line 2 of SCRIPT).
+test_number()
+{
+	local desc
+
+	desc=$(sed -n '2s/^# *//p' "$2")
+	echo "$1" | awk -F': ' -v d="$desc" '{ sub(/^ +/, "", $1) } $2 == d { print $1; exit }'
+}

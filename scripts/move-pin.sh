@@ -6,12 +6,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-new=${1:-$(apt-cache madison "$PACKAGE" | awk -F'|' 'NR == 1 { gsub(/ /, "", $2); print $2 }')}
+new=${1:-$(newest_offered)}
 [ -n "$new" ] || die "apt offers no $PACKAGE; run apt-get update"
 mkdir -p "$CACHE/debs"
 (cd "$CACHE/debs" && apt-get download -q "$PACKAGE=$new" >/dev/null) ||
 	die "apt-get download $PACKAGE=$new failed"
-sum=$(sha256sum "$CACHE/debs/${PACKAGE}_${new//:/%3a}_all.deb" | cut -d' ' -f1)
+sum=$(sha256sum "$(deb_path "$new")" | cut -d' ' -f1)
 sed -i -e "s/^VERSION=.*/VERSION=$new/" -e "s/^SHA256=.*/SHA256=$sum/" "$ROOT/BASE"
 echo "BASE now pins $PACKAGE $new ($sum)"
 "$ROOT/scripts/assemble.sh" && echo "the series applies on $new"

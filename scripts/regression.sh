@@ -19,14 +19,12 @@ list=$ROOT/Documentation/regression-baseline.txt
 # run_suite PERF SRC LOG: the full suite, one test after the other
 run_suite()
 {
-	local perf=$1 src=$2 log=$3 skip
+	local perf=$1 src=$2 log=$3 skip list f
 
 	# the series' own tests are run by scripts/test.sh; skip them here
-	skip=$(cd "$src/tools/perf" && for f in "$ROOT"/tools/perf/tests/shell/*.sh; do
-		[ -e "$f" ] || continue
-		d=$(sed -n '2s/^# *//p' "$f")
-		PATH=$(dirname "$perf"):$PATH perf test list 2>/dev/null |
-			awk -F': ' -v d="$d" '{ sub(/^ +/, "", $1) } $2 == d { print $1 }'
+	list=$(cd "$src/tools/perf" && "$perf" test list 2>/dev/null)
+	skip=$(for f in "$ROOT"/tools/perf/tests/shell/*.sh; do
+		[ -e "$f" ] && test_number "$list" "$f"
 	done | paste -sd,)
 	(cd "$src/tools/perf" && PATH=$(dirname "$perf"):$PATH \
 		timeout 3600 perf test -S ${skip:+-s "$skip"} > "$log" 2>&1)

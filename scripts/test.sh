@@ -50,10 +50,9 @@ pass=0 fail=0 skip=0
 failed=()
 for s in "${scripts[@]}"; do
 	[ -f "tests/shell/$s" ] || { echo "FAIL $s: not in $SRC/tools/perf/tests/shell"; fail=$((fail + 1)); continue; }
-	desc=$(sed -n '2s/^# *//p' "tests/shell/$s")
-	num=$(echo "$list" | awk -F': ' -v d="$desc" '{ sub(/^ +/, "", $1) } $2 == d { print $1; exit }')
+	num=$(test_number "$list" "tests/shell/$s")
 	if [ -z "$num" ]; then
-		echo "FAIL $s: 'perf test list' has no test \"$desc\""
+		echo "FAIL $s: 'perf test list' has no test \"$(sed -n '2s/^# *//p' "tests/shell/$s")\""
 		fail=$((fail + 1))
 		failed+=("$s")
 		continue
