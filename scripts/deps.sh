@@ -13,7 +13,7 @@ pkgs_build="gcc make git patch rsync xz-utils bc flex bison pkg-config clang llv
 # gcc-multilib builds the 32-bit syscall test program; the rest are used by
 # the base's shell tests; bpftool counts bperf objects in stat_bpf_counters_sessions.sh.
 pkgs_test="gcc-multilib strace util-linux procps psmisc python3 file bpftool"
-pkgs_bench="bpftrace strace python3-matplotlib bpftool"
+pkgs_bench="bpftrace strace python3-matplotlib bpftool util-linux"
 
 want=""
 for group in "$@"; do

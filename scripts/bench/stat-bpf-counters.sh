@@ -1,15 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # perf bench sched pipe (a context switch ping-pong) untraced, then under
-# 1, 4 and 16 concurrent "perf stat -a -e context-switches" sessions, plain
-# and with --bpf-counters.  Besides the cost per round trip it reports how
-# many perf_events the sessions hold: the fds of plain sessions, and for
+# 1, 4, 16 and 64 concurrent "perf stat -a -e context-switches" sessions,
+# plain and with --bpf-counters.  Besides the cost per round trip it reports
+# how many perf_events the sessions hold: the fds of plain sessions, and for
 # --bpf-counters the per-CPU events of the shared leader, which live in the
 # leader's BPF event array rather than in any session's fd table.
+#
+# The ping-pong runs on one CPU (taskset -c 1, CPU 0 if there is only one):
+# each round trip is then exactly two context switches on that CPU, with no
+# cross-CPU wakeups, whose cost varies a lot more from run to run here than
+# what the sessions add.
 . "$ROOT/scripts/bench/lib.sh"
 
-BENCH_TITLE="perf bench sched pipe: usecs per round trip, N perf stat -a -e context-switches sessions"
+BENCH_TITLE="perf bench sched pipe on one CPU: usecs per round trip (2 context switches), N perf stat -a -e context-switches sessions"
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
-export BENCH_PIPE_LOOPS=${BENCH_PIPE_LOOPS:-50000}
+export BENCH_PIPE_LOOPS=${BENCH_PIPE_LOOPS:-100000}
+BENCH_PIPE_CPU=$(($(nproc) > 1 ? 1 : 0))
+export BENCH_PIPE_CPU
 
 # Usage: bench_stat_sessions N [perf stat options]
 bench_stat_sessions()
@@ -28,7 +35,7 @@ bench_stat_sessions()
 	done
 	leaders=$(bpftool prog show name bperf_on_switch 2>/dev/null | grep -c '^[0-9]')
 	fds=$((fds + leaders * $(nproc)))
-	usecs=$(perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
+	usecs=$(taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
 		awk '/usecs\/op/ { print $1 }')
 	for p in $pids; do
 		kill -INT $p
@@ -40,7 +47,7 @@ bench_stat_sessions()
 export -f bench_stat_sessions
 
 bench_case untraced "bench_stat_sessions 0"
-for n in 1 4 16; do
+for n in 1 4 16 64; do
 	bench_case "$n plain" "bench_stat_sessions $n"
 	bench_case "$n bpf" "bench_stat_sessions $n --bpf-counters"
 done

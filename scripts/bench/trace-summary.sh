@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # A loop of getppid() calls, the cheapest syscall: untraced; under two empty
 # tp_btf programs on sys_enter/sys_exit (the floor of any in-kernel syscall
-# statistics); under perf trace -s --bpf-summary in each mode; under the
-# user-space perf trace -s; strace -c; and a bpftrace script keeping the
-# same statistics in the kernel.
+# statistics); under the same two reading the clock, as any syscall
+# duration needs (tp_btf_clock.bpf.c); under perf trace -s --bpf-summary in
+# each mode; under the user-space perf trace -s; strace -c; and a bpftrace
+# script keeping the same statistics in the kernel.
 #
 # The time is taken inside the traced command (getppid_inner.sh), around a
 # loop of N calls and a loop of 0 calls, so the tracer's own start (BPF load,
@@ -28,6 +29,8 @@ bench_setup()
 	mkdir -p "$BENCH_TS_DIR"
 	clang -O2 -g -target bpf -I"$libbpf/include" -c "$BENCH_TS_SRC/tp_btf_floor.bpf.c" \
 		-o "$BENCH_TS_DIR/tp_btf_floor.bpf.o" &&
+	clang -O2 -g -target bpf -I"$libbpf/include" -c "$BENCH_TS_SRC/tp_btf_clock.bpf.c" \
+		-o "$BENCH_TS_DIR/tp_btf_clock.bpf.o" &&
 	gcc -O2 -I"$libbpf/include" -o "$BENCH_TS_DIR/tp_btf_floor" \
 		"$BENCH_TS_SRC/tp_btf_floor.c" "$libbpf/libbpf.a" -lelf -lz ||
 		die "cannot build the tp_btf floor loader"
@@ -36,9 +39,11 @@ bench_setup()
 # bpftrace -c splits its command at spaces: no shell quoting in it
 inner() { echo "/bin/bash \$BENCH_TS_SRC/getppid_inner.sh $1"; }
 floor="\$BENCH_TS_DIR/tp_btf_floor \$BENCH_TS_DIR/tp_btf_floor.bpf.o"
+clock="\$BENCH_TS_DIR/tp_btf_floor \$BENCH_TS_DIR/tp_btf_clock.bpf.o"
 
 bench_case untraced "$(inner "$calls")"
 bench_case "tp_btf empty (floor)" "$floor $(inner "$calls")"
+bench_case "tp_btf + 2 clock reads" "$clock $(inner "$calls")"
 for mode in total thread cgroup; do
 	bench_case "perf trace -s --bpf-summary --summary-mode=$mode" \
 		"perf trace -s --bpf-summary --summary-mode=$mode -o /dev/null -- $(inner "$calls")"

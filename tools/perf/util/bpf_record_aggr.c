@@ -464,7 +464,7 @@ int bpf_record_aggr__write(struct perf_session *session)
 			aggr_nr_entries);
 	}
 	if (stats[RECORD_AGGR_STAT_MAP_FULL] || stats[RECORD_AGGR_STAT_STACK_FAILED]) {
-		pr_warning("--bpf-aggr: %llu samples not aggregated (map full: %llu, stack map full: %llu), written as plain samples; raise --bpf-aggr-entries\n",
+		pr_warning("--bpf-aggr: %llu samples not aggregated (map full: %llu, stack map full or hash collision: %llu), written as plain samples; raise --bpf-aggr-entries\n",
 			   (unsigned long long)(stats[RECORD_AGGR_STAT_MAP_FULL] +
 						stats[RECORD_AGGR_STAT_STACK_FAILED]),
 			   (unsigned long long)stats[RECORD_AGGR_STAT_MAP_FULL],
