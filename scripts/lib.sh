@@ -34,9 +34,44 @@ base_dir()
 	echo "$CACHE/base-$v"
 }
 
+# patches/series: one line per patch of patches/, in order; under a patch,
+# indented lines name the new files (tools/...) that patch adds.  tools/
+# holds every new file as the whole series leaves it; a later patch that
+# changes a new file carries that change in its patches/ file.
+SERIES_FILE=${SERIES_FILE:-$ROOT/patches/series}
+
+# series: the patches in order
 series()
 {
-	grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/patches/series"
+	awk '/^[^#[:space:]]/ { print $1 }' "$SERIES_FILE"
+}
+
+# series_new_files [PATCH]: the new files PATCH adds (all, without PATCH)
+series_new_files()
+{
+	awk -v p="${1:-}" '/^[^#[:space:]]/ { cur = $1; next }
+		/^[[:space:]]+[^#[:space:]]/ && (p == "" || cur == p) { print $1 }' "$SERIES_FILE"
+}
+
+# series_check: every file under tools/ is added by exactly one patch, and
+# every file the series names is under tools/
+series_check()
+{
+	local listed present
+
+	listed=$(series_new_files | sort)
+	present=$(cd "$ROOT" && find tools -type f | sort)
+	[ -z "$(echo "$listed" | uniq -d)" ] ||
+		die "patches/series names a new file twice: $(echo "$listed" | uniq -d | tr '\n' ' ')"
+	[ "$listed" = "$present" ] ||
+		die "patches/series and tools/ disagree: $(diff <(echo "$listed") <(echo "$present") | sed -n 's/^[<>] //p' | tr '\n' ' ')"
+}
+
+# git_plain ARGS: git that never finds a repository above the current
+# directory (git apply in a build tree inside this repository)
+git_plain()
+{
+	GIT_CEILING_DIRECTORIES=$(dirname "$PWD") git "$@"
 }
 
 # The newest version of the base package apt offers.
