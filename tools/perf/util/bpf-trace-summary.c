@@ -16,6 +16,7 @@
 #include <linux/zalloc.h>
 #include <perf/cpumap.h>
 
+#include "cap.h"
 #include "cgroup.h"
 #include "cpumap.h"
 #include "debug.h"
@@ -36,15 +37,7 @@ static enum trace_summary_mode summary_mode;
 
 int trace_summary_bpf__check(void)
 {
-	if (geteuid() != 0) {
-		pr_err("--bpf-summary: loading BPF programs needs root\n");
-		return -1;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		pr_err("--bpf-summary: the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)\n");
-		return -1;
-	}
-	return 0;
+	return perf_cap__check_bpf_skel("--bpf-summary");
 }
 
 static int add_task_filter(const char *list)

@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
@@ -42,10 +41,6 @@
 
 #include "bpf_skel/record_aggr_data.h"
 #include "bpf_skel/record_aggr.skel.h"
-
-#ifndef CAP_BPF
-#define CAP_BPF	39
-#endif
 
 /* must match MAX_STACK_DEPTH of record_aggr.bpf.c */
 #define RECORD_AGGR_STACK_DEPTH	127
@@ -151,22 +146,13 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 			     unsigned int nr_entries)
 {
 	struct evsel *evsel;
-	bool used_root;
 
 	if (nr_entries == 0) {
 		pr_err("--bpf-aggr-entries must be at least 1\n");
 		return -EINVAL;
 	}
-	if (!perf_cap__capable(CAP_SYS_ADMIN, &used_root) &&
-	    !(perf_cap__capable(CAP_BPF, &used_root) &&
-	      perf_cap__capable(CAP_PERFMON, &used_root))) {
-		pr_err("--bpf-aggr needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs\n");
+	if (perf_cap__check_bpf_skel("--bpf-aggr"))
 		return -EPERM;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		pr_err("--bpf-aggr needs kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y)\n");
-		return -ENOTSUP;
-	}
 	if (callchain_param.enabled && callchain_param.record_mode != CALLCHAIN_FP) {
 		pr_err("--bpf-aggr supports frame pointer call graphs only (-g, --call-graph fp), not dwarf or lbr\n");
 		return -EINVAL;
