@@ -5,7 +5,10 @@
 #   make check      build if needed, then run all tests (the README's test command)
 #   make demo       build if needed, then run the headline demo
 #   make bench [SCENARIO=name]   run a benchmark scenario (scripts/bench/)
-#   make checkpatch checkpatch.pl --strict over every patch and new file
+#   make checkpatch checkpatch.pl --strict over every exported patch, sign-offs included
+#   make series     export the series for posting or git am (build/series/)
+#   make series-proof  git am the export onto the pristine base, compare with
+#                   the assembled tree, build every prefix
 #   make roundtrip  prove assemble + write back is exact
 #   make regression the base's own perf tests that pass without the series
 #   make edit       git work tree of the assembled source in build/edit
@@ -14,7 +17,7 @@
 
 SCENARIO ?= trace-summary
 
-.PHONY: all build check demo bench checkpatch roundtrip regression edit writeback clean
+.PHONY: all build check demo bench checkpatch series series-proof roundtrip regression edit writeback clean
 
 all: build
 
@@ -32,6 +35,12 @@ bench: build
 
 checkpatch:
 	@scripts/checkpatch.sh
+
+series:
+	@scripts/series.sh
+
+series-proof:
+	@scripts/series-proof.sh
 
 roundtrip:
 	@scripts/roundtrip.sh

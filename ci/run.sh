@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# What CI runs on a clean clone: the README's test command (build + all
-# tests), the regression guard, checkpatch and the edit-loop round trip.
-# The last line counts every check: the tests of 'make check' one by one,
-# and checkpatch, roundtrip and regression as one check each.
+# What CI runs on a clean clone: checkpatch and the edit-loop round trip,
+# the proof that the exported series applies with git am to the pristine
+# base and that every prefix builds, the README's test command (build + all
+# tests), and the regression guard.  The last line counts every check: the
+# tests of 'make check' one by one, and checkpatch, roundtrip, series-proof
+# and regression as one check each.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -25,6 +27,7 @@ step()
 
 step make checkpatch
 step make roundtrip
+step make series-proof
 
 echo "=== make check ==="
 t0=$SECONDS

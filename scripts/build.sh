@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build perf from base + series, out of tree, with BPF skeletons.  The perf
 # binary is $BUILD/perf/perf.  Idempotent: a second run rebuilds only what
-# the tools/ overlay or patches/ changed.
+# tools/ or patches/ changed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

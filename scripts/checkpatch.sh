@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run the base's scripts/checkpatch.pl --strict over every patch of the
-# series and every new C source or header under tools/.  Errors fail;
-# warnings and checks are listed, to be answered in the commit message.
+# series as exported for posting (scripts/series.sh --proof): the changes
+# to upstream files, the new files each patch adds, the commit messages
+# and their Signed-off-by.  Errors fail; warnings and checks are listed,
+# to be answered in the commit message.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 "$ROOT/scripts/fetch-base.sh" || exit 1
 cp=$(base_dir)/scripts/checkpatch.pl
 # checkpatch.pl reads spelling.txt and const_structs.checkpatch next to it
-opts=(--strict --no-tree --no-signoff --show-types --color=never
+opts=(--strict --no-tree --show-types --color=never
       --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG)
 
 errors=0 warnings=0 checks=0
@@ -30,12 +32,12 @@ run()
 	fi
 }
 
-for p in $(series); do
-	run "patches/$p" "$ROOT/patches/$p"
+out=$BUILD/series-checkpatch
+"$ROOT/scripts/series.sh" --proof "$out" >/dev/null || exit 1
+for p in "$out"/*.patch; do
+	case "$p" in *-cover-letter.patch) continue ;; esac
+	run "$(basename "$p")" "$p"
 done
-while IFS= read -r f; do
-	run "$f" -f "$ROOT/$f"
-done < <(cd "$ROOT" && find tools -name '*.[ch]' | sort)
 
 echo "checkpatch: $errors errors, $warnings warnings, $checks checks"
 [ "$errors" = 0 ]
