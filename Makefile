@@ -11,13 +11,15 @@
 #                   the assembled tree, build every prefix
 #   make roundtrip  prove assemble + write back is exact
 #   make regression the base's own perf tests that pass without the series
+#   make torture    bad input, unprivileged use, SIGKILL, SIGINT and concurrent
+#                   sessions for each feature (TORTURE=--quick: the CI bound)
 #   make edit       git work tree of the assembled source in build/edit
 #   make writeback  write build/edit back into tools/ and patches/
 #   make clean      remove build/
 
 SCENARIO ?= trace-summary
 
-.PHONY: all build check demo bench checkpatch series series-proof roundtrip regression edit writeback clean
+.PHONY: all build check demo bench checkpatch series series-proof torture roundtrip regression edit writeback clean
 
 all: build
 
@@ -44,6 +46,9 @@ series-proof:
 
 roundtrip:
 	@scripts/roundtrip.sh
+
+torture: build
+	@scripts/torture.sh $(TORTURE)
 
 regression: build
 	@scripts/regression.sh
