@@ -13,6 +13,7 @@
  * CLOCK_MONOTONIC (-k monotonic) for its events: the synthesized samples
  * then sort among the COMM, MMAP and EXIT events of their thread.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 #include <linux/zalloc.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -42,10 +44,8 @@
 #include "bpf_skel/record_aggr_data.h"
 #include "bpf_skel/record_aggr.skel.h"
 
-/* must match MAX_STACK_DEPTH of record_aggr.bpf.c */
-#define RECORD_AGGR_STACK_DEPTH	127
-/* stack map buckets per key: keeps hash collisions of stack ids rare */
-#define RECORD_AGGR_STACKS_PER_KEY	4
+/* a kernel and a user stack, each after its PERF_CONTEXT_* marker */
+#define RECORD_AGGR_CALLCHAIN_MAX	(2 * (1 + RECORD_AGGR_STACK_DEPTH))
 
 /* sample fields a synthesized sample can fill in */
 #define RECORD_AGGR_SAMPLE_TYPES (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
@@ -142,17 +142,44 @@ static int record_aggr__check_sample_type(struct evsel *evsel)
 	return 0;
 }
 
-int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
-			     unsigned int nr_entries)
+/*
+ * --bpf-aggr-entries: from 1 to RECORD_AGGR_MAX_KEYS, the most the stack map
+ * (RECORD_AGGR_STACKS_PER_KEY stacks per key) can hold.
+ */
+static int record_aggr__parse_entries(const char *str, unsigned int *nr_entries)
 {
-	struct evsel *evsel;
+	unsigned long long val;
+	char *end;
 
-	if (nr_entries == 0) {
+	if (!str) {
+		*nr_entries = BPF_RECORD_AGGR_DEFAULT_ENTRIES;
+		return 0;
+	}
+
+	errno = 0;
+	val = strtoull(str, &end, 10);
+	if (!isdigit(*str) || *end) {
+		pr_err("--bpf-aggr-entries='%s': expected a number of map entries from 1 to %u\n",
+		       str, RECORD_AGGR_MAX_KEYS);
+		return -EINVAL;
+	}
+	if (errno == ERANGE || val > RECORD_AGGR_MAX_KEYS) {
+		pr_err("--bpf-aggr-entries=%s is over the maximum of %u: the kernel's stack maps hold at most %u stacks, %d per entry\n",
+		       str, RECORD_AGGR_MAX_KEYS, RECORD_AGGR_MAX_STACKS,
+		       RECORD_AGGR_STACKS_PER_KEY);
+		return -EINVAL;
+	}
+	if (val == 0) {
 		pr_err("--bpf-aggr-entries must be at least 1\n");
 		return -EINVAL;
 	}
-	if (perf_cap__check_bpf_skel("--bpf-aggr"))
-		return -EPERM;
+	*nr_entries = val;
+	return 0;
+}
+
+/* options whose data cannot be aggregated, or that --bpf-aggr cannot follow */
+static int record_aggr__check_opts(struct record_opts *opts)
+{
 	if (callchain_param.enabled && callchain_param.record_mode != CALLCHAIN_FP) {
 		pr_err("--bpf-aggr supports frame pointer call graphs only (-g, --call-graph fp), not dwarf or lbr\n");
 		return -EINVAL;
@@ -174,17 +201,38 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 		pr_err("--bpf-aggr needs -k monotonic: the BPF program timestamps with CLOCK_MONOTONIC\n");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
+			     const char *nr_entries_str)
+{
+	struct evsel *evsel;
+	unsigned int nr_entries;
+
+	if (record_aggr__parse_entries(nr_entries_str, &nr_entries))
+		return -EINVAL;
+	if (perf_cap__check_bpf_skel("--bpf-aggr"))
+		return -EPERM;
+	if (record_aggr__check_opts(opts))
+		return -EINVAL;
 	if (!opts->use_clockid) {
 		struct timespec res;
 
 		opts->use_clockid = true;
 		opts->clockid = CLOCK_MONOTONIC;
 		if (!clock_getres(CLOCK_MONOTONIC, &res))
-			opts->clockid_res_ns = res.tv_sec * 1000000000ULL + res.tv_nsec;
+			opts->clockid_res_ns = res.tv_sec * NSEC_PER_SEC + res.tv_nsec;
 	}
 
 	if (!record_aggr__sampling_evsel(evlist))
 		return -EINVAL;
+	/*
+	 * A written sample stands for many: it carries their summed period,
+	 * also when a fixed period (-c) would leave PERIOD out of the samples.
+	 */
+	opts->period = true;
+	opts->period_set = true;
 
 	/*
 	 * The kernel refuses BPF stack walks on precise events (-EPROTO), and
@@ -216,9 +264,12 @@ int bpf_record_aggr__attach(struct evlist *evlist)
 		pr_err("--bpf-aggr: failed to open the BPF skeleton\n");
 		return -1;
 	}
-	bpf_map__set_max_entries(skel->maps.record_aggr_counts, aggr_nr_entries);
-	bpf_map__set_max_entries(skel->maps.record_aggr_stacks,
-				 aggr_nr_entries * RECORD_AGGR_STACKS_PER_KEY);
+	if (bpf_map__set_max_entries(skel->maps.record_aggr_counts, aggr_nr_entries) ||
+	    bpf_map__set_max_entries(skel->maps.record_aggr_stacks,
+				     aggr_nr_entries * RECORD_AGGR_STACKS_PER_KEY)) {
+		pr_err("--bpf-aggr: cannot size the BPF maps for %u entries\n", aggr_nr_entries);
+		goto out_destroy;
+	}
 	skel->rodata->key_has_cpu = !!(evsel->core.attr.sample_type & PERF_SAMPLE_CPU);
 
 	set_max_rlimit();
@@ -254,14 +305,32 @@ out_destroy:
 	return -1;
 }
 
-/* copy a stack from the stack map to ips, without perf context markers */
+/* what bpf_record_aggr__write() could not do, for its report */
+struct record_aggr_write_stats {
+	/* samples written, one per key */
+	u64 nr_written;
+	/* keys whose value could not be read from the counts map */
+	u64 nr_keys_unread;
+	/* stacks missing from the stack map: samples written without them */
+	u64 nr_stacks_unread;
+	/* counted samples of keys without any stack, or not synthesized */
+	u64 nr_samples_unwritten;
+};
+
+/*
+ * Copy a stack from the stack map to ips, without perf context markers.
+ * Returns the number of frames, 0 for RECORD_AGGR_NO_STACK, -1 when the
+ * stack is missing from the map.
+ */
 static int record_aggr__read_stack(int stacks_fd, s32 stack_id, u64 *ips)
 {
 	u64 frames[RECORD_AGGR_STACK_DEPTH] = { 0 };
 	int i, nr = 0;
 
-	if (stack_id < 0 || bpf_map_lookup_elem(stacks_fd, &stack_id, frames))
+	if (stack_id < 0)
 		return 0;
+	if (bpf_map_lookup_elem(stacks_fd, &stack_id, frames))
+		return -1;
 
 	for (i = 0; i < RECORD_AGGR_STACK_DEPTH && frames[i]; i++) {
 		/* the kernel stores the event's callchain when it has one */
@@ -272,22 +341,31 @@ static int record_aggr__read_stack(int stacks_fd, s32 stack_id, u64 *ips)
 	return nr;
 }
 
-static void record_aggr__read_stats(u64 *stats)
+/* sum the per-CPU counters of the BPF program; -1 when they cannot be read */
+static int record_aggr__read_stats(u64 *stats)
 {
 	int nr_cpus = libbpf_num_possible_cpus();
 	int fd = bpf_map__fd(skel->maps.record_aggr_stats);
-	u64 *percpu = calloc(nr_cpus, sizeof(*percpu));
+	u64 *percpu;
 	u32 stat;
-	int cpu;
+	int cpu, err = -1;
 
+	if (nr_cpus <= 0)
+		return -1;
+	percpu = calloc(nr_cpus, sizeof(*percpu));
+	if (!percpu)
+		return -1;
 	for (stat = 0; stat < RECORD_AGGR_STAT_MAX; stat++) {
 		stats[stat] = 0;
-		if (!percpu || bpf_map_lookup_elem(fd, &stat, percpu))
-			continue;
+		if (bpf_map_lookup_elem(fd, &stat, percpu))
+			goto out;
 		for (cpu = 0; cpu < nr_cpus; cpu++)
 			stats[stat] += percpu[cpu];
 	}
+	err = 0;
+out:
 	free(percpu);
+	return err;
 }
 
 struct record_aggr_entry {
@@ -305,24 +383,36 @@ static int record_aggr__cmp_time(const void *a, const void *b)
 }
 
 /* the map's entries sorted by time, NULL on error */
-static struct record_aggr_entry *record_aggr__read_entries(int counts_fd, size_t *nr)
+static struct record_aggr_entry *record_aggr__read_entries(int counts_fd, size_t *nr,
+							   struct record_aggr_write_stats *ws)
 {
 	struct record_aggr_entry *entries = calloc(aggr_nr_entries, sizeof(*entries));
 	struct record_aggr_key key, prev;
 	bool first = true;
+	int err = 0;
 
 	*nr = 0;
-	if (!entries)
+	if (!entries) {
+		pr_err("--bpf-aggr: not enough memory to read the map\n");
 		return NULL;
+	}
 
-	while (*nr < aggr_nr_entries &&
-	       !bpf_map_get_next_key(counts_fd, first ? NULL : &prev, &key)) {
+	while (*nr < aggr_nr_entries) {
+		err = bpf_map_get_next_key(counts_fd, first ? NULL : &prev, &key);
+		if (err)
+			break;
 		first = false;
 		prev = key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &entries[*nr].val))
+		if (bpf_map_lookup_elem(counts_fd, &key, &entries[*nr].val)) {
+			ws->nr_keys_unread++;
 			continue;
+		}
 		entries[(*nr)++].key = key;
 	}
+	/* -ENOENT: no key after the last one */
+	if (err && err != -ENOENT)
+		pr_warning("--bpf-aggr: reading the map stopped after %zu stacks: %s\n",
+			   *nr, strerror(-err));
 	/*
 	 * In time order: readers queue events sorted by time, and inserting
 	 * thousands of samples far back in time one at a time is quadratic.
@@ -332,133 +422,181 @@ static struct record_aggr_entry *record_aggr__read_entries(int counts_fd, size_t
 }
 
 /*
+ * The ip, cpumode and callchain of the sample of key: kernel stack first,
+ * then the user stack. Returns the number of frames, 0 when the key has no
+ * stack to show.
+ */
+static int record_aggr__fill_callchain(int stacks_fd, const struct record_aggr_key *key,
+				       struct perf_sample *sample,
+				       struct ip_callchain *callchain,
+				       struct record_aggr_write_stats *ws)
+{
+	const struct perf_event_attr *attr = &aggr_evsel->core.attr;
+	u64 ips[RECORD_AGGR_STACK_DEPTH];
+	int nr_kernel, nr_user, nr = 0, i;
+
+	nr_kernel = record_aggr__read_stack(stacks_fd, key->kernel_stack_id, ips);
+	if (nr_kernel < 0) {
+		ws->nr_stacks_unread++;
+		nr_kernel = 0;
+	}
+	if (nr_kernel) {
+		sample->ip = ips[0];
+		sample->cpumode = PERF_RECORD_MISC_KERNEL;
+		if (!attr->exclude_callchain_kernel) {
+			callchain->ips[nr++] = PERF_CONTEXT_KERNEL;
+			for (i = 0; i < nr_kernel; i++)
+				callchain->ips[nr++] = ips[i];
+		}
+	}
+
+	nr_user = record_aggr__read_stack(stacks_fd, key->user_stack_id, ips);
+	if (nr_user < 0) {
+		ws->nr_stacks_unread++;
+		nr_user = 0;
+	}
+	if (nr_user) {
+		if (!nr_kernel) {
+			sample->ip = ips[0];
+			sample->cpumode = PERF_RECORD_MISC_USER;
+		}
+		if (!attr->exclude_callchain_user) {
+			callchain->ips[nr++] = PERF_CONTEXT_USER;
+			for (i = 0; i < nr_user; i++)
+				callchain->ips[nr++] = ips[i];
+		}
+	}
+
+	callchain->nr = nr;
+	sample->callchain = callchain;
+	return nr_kernel + nr_user;
+}
+
+/* synthesize the sample of one entry into event; its size, 0 on error */
+static size_t record_aggr__synthesize(const struct record_aggr_entry *entry, int stacks_fd,
+				      union perf_event *event, struct ip_callchain *callchain,
+				      struct record_aggr_write_stats *ws)
+{
+	const struct perf_event_attr *attr = &aggr_evsel->core.attr;
+	struct perf_sample sample = {
+		.pid	   = entry->key.pid,
+		.tid	   = entry->key.tid,
+		.cpu	   = entry->key.cpu,
+		.period	   = entry->val.period,
+		.time	   = entry->val.last_time_ns,
+	};
+	size_t size;
+
+	if (aggr_evsel->core.id) {
+		sample.id = aggr_evsel->core.id[0];
+		sample.stream_id = sample.id;
+	}
+
+	if (!record_aggr__fill_callchain(stacks_fd, &entry->key, &sample, callchain, ws))
+		return 0;
+
+	size = perf_event__sample_event_size(&sample, attr->sample_type, attr->read_format);
+	memset(event, 0, size);
+	event->header.type = PERF_RECORD_SAMPLE;
+	event->header.misc = sample.cpumode;
+	event->header.size = size;
+	if (perf_event__synthesize_sample(event, attr->sample_type, attr->read_format, &sample))
+		return 0;
+	return size;
+}
+
+static void record_aggr__report(const struct record_aggr_write_stats *ws)
+{
+	u64 stats[RECORD_AGGR_STAT_MAX];
+	u64 nr_not_aggregated;
+
+	if (record_aggr__read_stats(stats)) {
+		pr_warning("--bpf-aggr: cannot read the BPF program's counters: the number of samples not aggregated is unknown\n");
+		goto report_writes;
+	}
+	if (!quiet) {
+		fprintf(stderr,
+			"[ perf record: --bpf-aggr counted %llu samples in %llu of %u stacks ]\n",
+			(unsigned long long)stats[RECORD_AGGR_STAT_AGGREGATED],
+			(unsigned long long)ws->nr_written, aggr_nr_entries);
+	}
+	nr_not_aggregated = stats[RECORD_AGGR_STAT_MAP_FULL] +
+			    stats[RECORD_AGGR_STAT_STACK_FAILED] +
+			    stats[RECORD_AGGR_STAT_UPDATE_FAILED];
+	if (nr_not_aggregated) {
+		pr_warning("--bpf-aggr: %llu samples not aggregated (map full: %llu, stack map full or hash collision: %llu, map update failed: %llu), written as plain samples; raise --bpf-aggr-entries if the maps were full\n",
+			   (unsigned long long)nr_not_aggregated,
+			   (unsigned long long)stats[RECORD_AGGR_STAT_MAP_FULL],
+			   (unsigned long long)stats[RECORD_AGGR_STAT_STACK_FAILED],
+			   (unsigned long long)stats[RECORD_AGGR_STAT_UPDATE_FAILED]);
+	}
+report_writes:
+	if (ws->nr_keys_unread)
+		pr_warning("--bpf-aggr: %llu stacks could not be read from the map: their samples are missing\n",
+			   (unsigned long long)ws->nr_keys_unread);
+	if (ws->nr_stacks_unread)
+		pr_warning("--bpf-aggr: %llu stacks were missing from the stack map: their samples were written without them\n",
+			   (unsigned long long)ws->nr_stacks_unread);
+	if (ws->nr_samples_unwritten)
+		pr_warning("--bpf-aggr: %llu counted samples could not be written: no stack, or synthesis failed\n",
+			   (unsigned long long)ws->nr_samples_unwritten);
+}
+
+/*
  * Write one sample per key of the map: the sum of the periods and the time
  * of the last sample counted. Returns the number of bytes written.
  */
-int bpf_record_aggr__write(struct perf_session *session)
+u64 bpf_record_aggr__write(struct perf_session *session)
 {
+	struct record_aggr_write_stats ws = { 0 };
 	struct perf_event_attr *attr;
 	struct record_aggr_entry *entries = NULL;
-	struct perf_data_file *file = &session->data->file;
-	u64 stats[RECORD_AGGR_STAT_MAX];
-	u64 sample_type, id = 0;
 	struct ip_callchain *callchain;
-	union perf_event *event;
-	int counts_fd, stacks_fd, bytes = 0;
-	unsigned int nr_keys = 0;
-	u64 nr_unwritten = 0;
-	size_t max_size, nr_entries, n;
+	union perf_event *event = NULL;
+	struct perf_sample max_sample = { 0 };
+	int stacks_fd;
+	size_t nr_entries, n;
+	u64 bytes = 0;
 
 	if (!skel || !aggr_evsel)
 		return 0;
 
 	attr = &aggr_evsel->core.attr;
-	sample_type = attr->sample_type;
-	if (aggr_evsel->core.id)
-		id = aggr_evsel->core.id[0];
-
-	callchain = zalloc(sizeof(*callchain) + (2 * RECORD_AGGR_STACK_DEPTH + 2) * sizeof(u64));
-	max_size = sizeof(*event) + (2 * RECORD_AGGR_STACK_DEPTH + 2 + 16) * sizeof(u64);
-	event = zalloc(max_size);
+	callchain = zalloc(sizeof(*callchain) + RECORD_AGGR_CALLCHAIN_MAX * sizeof(u64));
+	if (callchain) {
+		/* the largest sample: full kernel and user stacks */
+		callchain->nr = RECORD_AGGR_CALLCHAIN_MAX;
+		max_sample.callchain = callchain;
+		event = zalloc(perf_event__sample_event_size(&max_sample, attr->sample_type,
+							     attr->read_format));
+	}
 	if (!callchain || !event) {
 		pr_err("--bpf-aggr: not enough memory to write samples\n");
 		goto out;
 	}
 
-	counts_fd = bpf_map__fd(skel->maps.record_aggr_counts);
 	stacks_fd = bpf_map__fd(skel->maps.record_aggr_stacks);
-	entries = record_aggr__read_entries(counts_fd, &nr_entries);
-	if (!entries) {
-		pr_err("--bpf-aggr: not enough memory to read the map\n");
+	entries = record_aggr__read_entries(bpf_map__fd(skel->maps.record_aggr_counts),
+					    &nr_entries, &ws);
+	if (!entries)
 		goto out;
-	}
 
 	for (n = 0; n < nr_entries; n++) {
-		struct record_aggr_key *key = &entries[n].key;
-		struct record_aggr_value *val = &entries[n].val;
-		struct perf_sample sample = {
-			.pid	   = key->pid,
-			.tid	   = key->tid,
-			.cpu	   = key->cpu,
-			.id	   = id,
-			.stream_id = id,
-		};
-		u64 ips[RECORD_AGGR_STACK_DEPTH];
-		int nr_kernel, nr_user, nr = 0, i;
-		size_t size;
+		size_t size = record_aggr__synthesize(&entries[n], stacks_fd, event,
+						      callchain, &ws);
 
-		sample.period = val->period;
-		sample.time = val->last_time_ns;
-
-		nr_kernel = record_aggr__read_stack(stacks_fd, key->kernel_stack_id, ips);
-		if (nr_kernel) {
-			sample.ip = ips[0];
-			sample.cpumode = PERF_RECORD_MISC_KERNEL;
-			if (!attr->exclude_callchain_kernel) {
-				callchain->ips[nr++] = PERF_CONTEXT_KERNEL;
-				for (i = 0; i < nr_kernel; i++)
-					callchain->ips[nr++] = ips[i];
-			}
-		}
-		nr_user = record_aggr__read_stack(stacks_fd, key->user_stack_id, ips);
-		if (nr_user) {
-			if (!nr_kernel) {
-				sample.ip = ips[0];
-				sample.cpumode = PERF_RECORD_MISC_USER;
-			}
-			if (!attr->exclude_callchain_user) {
-				callchain->ips[nr++] = PERF_CONTEXT_USER;
-				for (i = 0; i < nr_user; i++)
-					callchain->ips[nr++] = ips[i];
-			}
-		}
-		if (!nr_kernel && !nr_user) {
-			nr_unwritten += val->nr_samples;
+		if (!size) {
+			ws.nr_samples_unwritten += entries[n].val.nr_samples;
 			continue;
 		}
-
-		callchain->nr = nr;
-		sample.callchain = callchain;
-
-		size = perf_event__sample_event_size(&sample, sample_type, attr->read_format);
-		if (size > max_size) {
-			nr_unwritten += val->nr_samples;
-			continue;
-		}
-		memset(event, 0, size);
-		event->header.type = PERF_RECORD_SAMPLE;
-		event->header.misc = sample.cpumode;
-		event->header.size = size;
-		if (perf_event__synthesize_sample(event, sample_type, attr->read_format, &sample)) {
-			nr_unwritten += val->nr_samples;
-			continue;
-		}
-
-		if (perf_data_file__write(file, event, size) < 0) {
+		if (perf_data_file__write(&session->data->file, event, size) < 0) {
 			pr_err("--bpf-aggr: failed to write perf data: %m\n");
 			break;
 		}
 		bytes += size;
-		nr_keys++;
+		ws.nr_written++;
 	}
-
-	record_aggr__read_stats(stats);
-	if (!quiet) {
-		fprintf(stderr,
-			"[ perf record: --bpf-aggr counted %llu samples in %u of %u stacks ]\n",
-			(unsigned long long)stats[RECORD_AGGR_STAT_AGGREGATED], nr_keys,
-			aggr_nr_entries);
-	}
-	if (stats[RECORD_AGGR_STAT_MAP_FULL] || stats[RECORD_AGGR_STAT_STACK_FAILED]) {
-		pr_warning("--bpf-aggr: %llu samples not aggregated (map full: %llu, stack map full or hash collision: %llu), written as plain samples; raise --bpf-aggr-entries\n",
-			   (unsigned long long)(stats[RECORD_AGGR_STAT_MAP_FULL] +
-						stats[RECORD_AGGR_STAT_STACK_FAILED]),
-			   (unsigned long long)stats[RECORD_AGGR_STAT_MAP_FULL],
-			   (unsigned long long)stats[RECORD_AGGR_STAT_STACK_FAILED]);
-	}
-	if (nr_unwritten)
-		pr_warning("--bpf-aggr: %llu counted samples could not be written: their stacks were not found\n",
-			   (unsigned long long)nr_unwritten);
+	record_aggr__report(&ws);
 out:
 	free(entries);
 	free(event);

@@ -14,14 +14,14 @@ struct record_opts;
 
 #ifdef HAVE_BPF_SKEL
 int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
-			     unsigned int nr_entries);
+			     const char *nr_entries_str);
 int bpf_record_aggr__attach(struct evlist *evlist);
-int bpf_record_aggr__write(struct perf_session *session);
+u64 bpf_record_aggr__write(struct perf_session *session);
 void bpf_record_aggr__cleanup(void);
 #else
 static inline int bpf_record_aggr__prepare(struct evlist *evlist __maybe_unused,
 					   struct record_opts *opts __maybe_unused,
-					   unsigned int nr_entries __maybe_unused)
+					   const char *nr_entries_str __maybe_unused)
 {
 	return -1;
 }
@@ -31,9 +31,9 @@ static inline int bpf_record_aggr__attach(struct evlist *evlist __maybe_unused)
 	return -1;
 }
 
-static inline int bpf_record_aggr__write(struct perf_session *session __maybe_unused)
+static inline u64 bpf_record_aggr__write(struct perf_session *session __maybe_unused)
 {
-	return -1;
+	return 0;
 }
 
 static inline void bpf_record_aggr__cleanup(void)

@@ -6,9 +6,10 @@
 # split_light(), both called from split_round(). Record it with plain
 # 'perf record -g' and with --bpf-aggr and check that the aggregated
 # profile shows the same shares, callers and total period, in a file
-# smaller by the factor the number of distinct stacks predicts.
-
-set -e
+# smaller by the factor the number of distinct stacks predicts. Every
+# compared count must first reach a floor the workload guarantees, so that
+# no check passes on two empty profiles. Then check that invalid values of
+# --bpf-aggr-entries are refused with one line.
 
 err=0
 tmpdir=$(mktemp -d /tmp/__perf_test.bpf_aggr.XXXXX)
@@ -30,6 +31,24 @@ if bpf_skel_missing --bpf-aggr; then
 	cleanup
 	exit 2
 fi
+
+# Floors from the workload: 'cpu_split 3 2' runs two threads for 3 s, up to
+# 6 s of CPU time. Even on a loaded machine it gets 0.5 s, that is about
+# 500 samples at 999 Hz, 3/4 of them in split_heavy and 1/4 in split_light
+# (minus what perf stat and the kernel take).
+min_task_ns=500000000
+min_samples=250
+min_heavy=50
+min_light=12
+
+# at_least WHAT VALUE FLOOR: VALUE is a number and at least FLOOR
+at_least() {
+	if ! awk -v v="$2" -v f="$3" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 >= f) }'; then
+		echo "FAIL: $1 is '$2', expected at least $3"
+		err=1
+		return 1
+	fi
+}
 
 # --no-bpf-event: the BPF programs other tools have loaded on this machine
 # are not part of the size comparison.
@@ -86,18 +105,25 @@ if ! record aggr --bpf-aggr; then
 	cat "${tmpdir}/aggr.err"
 	exit 1
 fi
-if ! grep -q "bpf-aggr counted" "${tmpdir}/aggr.err"; then
+counted=$(sed -n 's/.*--bpf-aggr counted \([0-9]*\) samples.*/\1/p' "${tmpdir}/aggr.err")
+if [ -z "$counted" ]; then
 	echo "perf record --bpf-aggr did not report its counts:"
 	cat "${tmpdir}/aggr.err"
 	exit 1
 fi
+echo "aggr:  ${counted} samples counted in BPF"
+at_least "samples counted in BPF" "$counted" $min_samples
 
 plain_heavy=$(share plain split_heavy)
 plain_light=$(share plain split_light)
 aggr_heavy=$(share aggr split_heavy)
 aggr_light=$(share aggr split_light)
-echo "plain: split_heavy ${plain_heavy:=0}%, split_light ${plain_light:=0}%"
-echo "aggr:  split_heavy ${aggr_heavy:=0}%, split_light ${aggr_light:=0}%"
+echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
+echo "aggr:  split_heavy ${aggr_heavy}%, split_light ${aggr_light}%"
+at_least "plain split_heavy share" "$plain_heavy" $min_heavy
+at_least "plain split_light share" "$plain_light" $min_light
+at_least "aggr split_heavy share" "$aggr_heavy" $min_heavy
+at_least "aggr split_light share" "$aggr_light" $min_light
 
 if ! awk -v a="$aggr_heavy" -v p="$plain_heavy" -v al="$aggr_light" -v pl="$plain_light" \
 	'BEGIN { d1 = a - p; d2 = al - pl
@@ -118,8 +144,9 @@ done
 # --children: split_round accounts for both
 round=$(perf report -i "${tmpdir}/aggr.data" --stdio --children -g none --sort sym 2>/dev/null |
 	awk '$NF == "split_round" { sub("%", "", $1); print $1; exit }')
-echo "aggr --children: split_round ${round:-0}%"
-if ! awk -v r="${round:-0}" -v h="$aggr_heavy" -v l="$aggr_light" \
+echo "aggr --children: split_round ${round}%"
+at_least "aggr --children split_round share" "$round" $((min_heavy + min_light))
+if ! awk -v r="$round" -v h="$aggr_heavy" -v l="$aggr_light" \
 	'BEGIN { exit !(r >= h + l - 1) }'; then
 	echo "FAIL: perf report --children does not add split_heavy and split_light to split_round"
 	err=1
@@ -132,11 +159,35 @@ plain_task=$(task_clock_ns plain)
 aggr_task=$(task_clock_ns aggr)
 echo "plain: total period ${plain_total} ns, task-clock ${plain_task} ns"
 echo "aggr:  total period ${aggr_total} ns, task-clock ${aggr_task} ns"
-if ! awk -v pt="$plain_total" -v at="$aggr_total" -v pc="$plain_task" -v ac="$aggr_task" \
+if at_least "plain task-clock" "$plain_task" $min_task_ns &&
+   at_least "aggr task-clock" "$aggr_task" $min_task_ns &&
+   at_least "plain total period" "$plain_total" $min_task_ns &&
+   at_least "aggr total period" "$aggr_total" $min_task_ns &&
+   ! awk -v pt="$plain_total" -v at="$aggr_total" -v pc="$plain_task" -v ac="$aggr_task" \
 	'BEGIN { d = (at / ac) / (pt / pc) - 1
 		 printf "period/task-clock differs by %.2f%%\n", 100 * d
 		 exit !(d < 0.02 && d > -0.02) }'; then
 	echo "FAIL: total period differs by 2% or more"
+	err=1
+fi
+
+# A fixed period (-c) leaves PERIOD out of plain samples; the written ones
+# must still carry the sum of the periods they stand for.
+if perf record --bpf-aggr -g -e cpu-clock -c 1000000 --no-bpf-event -o "${tmpdir}/fixed.data" -- \
+	perf stat -x, -e task-clock -o "${tmpdir}/fixed.stat" -- \
+	perf test -w cpu_split 1 1 2> "${tmpdir}/fixed.err"; then
+	fixed_total=$(workload_period fixed)
+	fixed_task=$(task_clock_ns fixed)
+	echo "aggr -c: total period ${fixed_total} ns, task-clock ${fixed_task} ns"
+	if at_least "aggr -c task-clock" "$fixed_task" $((min_task_ns / 5)) &&
+	   ! awk -v t="$fixed_total" -v c="$fixed_task" \
+		'BEGIN { d = t / c - 1; exit !(d < 0.02 && d > -0.02) }'; then
+		echo "FAIL: with -c the total period is not the task-clock within 2%"
+		err=1
+	fi
+else
+	echo "FAIL: perf record --bpf-aggr -c failed:"
+	cat "${tmpdir}/fixed.err"
 	err=1
 fi
 
@@ -150,8 +201,13 @@ aggr_sbytes=$(sample_bytes aggr)
 echo "plain: ${plain_size} bytes, ${plain_nr} samples (${plain_sbytes} bytes of samples)"
 echo "aggr:  ${aggr_size} bytes, ${aggr_nr} stacks (${aggr_sbytes} bytes of samples)"
 # The sample records shrink by samples / stacks, the rest of the file
-# (mmap, comm events, build ids) stays the same.
-if ! awk -v ps="$plain_size" -v as="$aggr_size" -v pn="$plain_nr" -v an="$aggr_nr" \
+# (mmap, comm events, build ids) stays the same. The aggregated file has
+# at least the stacks of split_heavy and split_light.
+if at_least "plain samples" "$plain_nr" $min_samples &&
+   at_least "plain bytes of samples" "$plain_sbytes" 1 &&
+   at_least "aggr stacks" "$aggr_nr" 2 &&
+   at_least "aggr bytes of samples" "$aggr_sbytes" 1 &&
+   ! awk -v ps="$plain_size" -v as="$aggr_size" -v pn="$plain_nr" -v an="$aggr_nr" \
 	-v psb="$plain_sbytes" -v asb="$aggr_sbytes" \
 	'BEGIN { predicted = psb * an / pn;
 		 printf "sample records: predicted x%.1f smaller, measured x%.1f; ",
@@ -160,6 +216,37 @@ if ! awk -v ps="$plain_size" -v as="$aggr_size" -v pn="$plain_nr" -v an="$aggr_n
 		 exit !(an < pn && asb < 1.25 * predicted &&
 			as < ps - psb + 1.25 * predicted + 4096) }'; then
 	echo "FAIL: perf.data of --bpf-aggr is not as small as the number of stacks predicts"
+	err=1
+fi
+
+# --bpf-aggr-entries: one line naming the accepted range, non-zero exit
+entries_refused() {
+	local value=$1 what=$2 out rc
+
+	out=$(perf record --bpf-aggr --bpf-aggr-entries="$value" -e cpu-clock \
+		-o "${tmpdir}/refused.data" -- true 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] || [ "$(echo "$out" | wc -l)" -ne 1 ] ||
+	   ! echo "$out" | grep -q -- "$what"; then
+		echo "FAIL: --bpf-aggr-entries=${value}: exit ${rc}, expected one line '${what}':"
+		echo "$out"
+		err=1
+	fi
+	rm -f "${tmpdir}/refused.data"
+}
+
+# 2^40 used to be truncated to 0 and refused as "must be at least 1"
+entries_refused 1099511627776 "over the maximum of 536870912"
+entries_refused 536870913 "over the maximum of 536870912"
+entries_refused 99999999999999999999999 "over the maximum of 536870912"
+entries_refused -1 "expected a number of map entries from 1 to 536870912"
+entries_refused abc "expected a number of map entries from 1 to 536870912"
+entries_refused 8k "expected a number of map entries from 1 to 536870912"
+entries_refused 0 "must be at least 1"
+out=$(perf record --bpf-aggr-entries=16 -o "${tmpdir}/refused.data" -- true 2>&1)
+if [ $? -eq 0 ] || ! echo "$out" | grep -q -- "--bpf-aggr-entries needs --bpf-aggr"; then
+	echo "FAIL: --bpf-aggr-entries without --bpf-aggr was not refused:"
+	echo "$out"
 	err=1
 fi
 

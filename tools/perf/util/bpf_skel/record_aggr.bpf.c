@@ -8,22 +8,17 @@
  * map and returns 0, so the kernel does not write the sample to the ring
  * buffer. perf writes one sample per key at the end of the session.
  *
- * When a sample cannot be counted (hash map or stack map full) the program
- * returns 1 and the sample is written to the ring buffer as usual, so that
- * nothing is lost; the stats array says how often that happened.
+ * When a sample cannot be counted (hash map or stack map full, or a map
+ * update failing otherwise) the program returns 1 and the sample is written
+ * to the ring buffer as usual, so that nothing is lost; the stats array says
+ * how often that happened and why.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <asm-generic/errno-base.h>
 
 #include "record_aggr_data.h"
-
-/* as the default of kernel.perf_event_max_stack */
-#define MAX_STACK_DEPTH	127
-
-#ifndef EFAULT
-#define EFAULT	14
-#endif
 
 /*
  * The context of perf_event programs. Only the field used here is declared,
@@ -36,7 +31,7 @@ struct bpf_perf_event_data___record_aggr {
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(value_size, RECORD_AGGR_STACK_DEPTH * sizeof(__u64));
 	__uint(max_entries, 1);	/* resized by user space */
 } record_aggr_stacks SEC(".maps");
 
@@ -59,6 +54,7 @@ const volatile bool key_has_cpu;
 
 static void record_aggr_stat_inc(__u32 stat)
 {
+	/* cannot fail: stat < RECORD_AGGR_STAT_MAX, the array's size */
 	__u64 *count = bpf_map_lookup_elem(&record_aggr_stats, &stat);
 
 	if (count)
@@ -69,7 +65,7 @@ SEC("perf_event")
 int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 {
 	struct record_aggr_key key = {};
-	struct record_aggr_value init, *val;
+	struct record_aggr_value *val;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 period = ctx->sample_period;
 	__u64 now = bpf_ktime_get_ns();
@@ -97,16 +93,21 @@ int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 
 	val = bpf_map_lookup_elem(&record_aggr_counts, &key);
 	if (!val) {
-		init.period = period;
-		init.nr_samples = 1;
-		init.last_time_ns = now;
+		struct record_aggr_value init = {
+			.period		= period,
+			.nr_samples	= 1,
+			.last_time_ns	= now,
+		};
+
 		err = bpf_map_update_elem(&record_aggr_counts, &key, &init, BPF_NOEXIST);
 		if (!err)
 			goto counted;
-		/* another CPU added the key meanwhile */
-		val = bpf_map_lookup_elem(&record_aggr_counts, &key);
+		/* -EEXIST: another CPU added the key meanwhile */
+		if (err == -EEXIST)
+			val = bpf_map_lookup_elem(&record_aggr_counts, &key);
 		if (!val) {
-			record_aggr_stat_inc(RECORD_AGGR_STAT_MAP_FULL);
+			record_aggr_stat_inc(err == -E2BIG ? RECORD_AGGR_STAT_MAP_FULL :
+					     RECORD_AGGR_STAT_UPDATE_FAILED);
 			return 1;
 		}
 	}

@@ -6,6 +6,22 @@
 /* stack id used when a sample has no kernel (or no user) stack */
 #define RECORD_AGGR_NO_STACK	(-1)
 
+/*
+ * Frames per stack in the stack map: PERF_MAX_STACK_DEPTH, the default of
+ * kernel.perf_event_max_stack. The BPF side sizes the map's values with it,
+ * user space its buffers.
+ */
+#define RECORD_AGGR_STACK_DEPTH	127
+
+/*
+ * Stack map entries per key of the counts map: keeps hash collisions of
+ * stack ids rare. The kernel refuses stack maps of more than 2^31 entries,
+ * which bounds the number of keys (RECORD_AGGR_MAX_KEYS).
+ */
+#define RECORD_AGGR_STACKS_PER_KEY	4
+#define RECORD_AGGR_MAX_STACKS		(1U << 31)
+#define RECORD_AGGR_MAX_KEYS		(RECORD_AGGR_MAX_STACKS / RECORD_AGGR_STACKS_PER_KEY)
+
 /* one key per distinct sampled stack of a thread */
 struct record_aggr_key {
 	__u32 pid;
@@ -34,6 +50,8 @@ enum record_aggr_stat {
 	RECORD_AGGR_STAT_MAP_FULL,
 	/* stack map full or hash collision: sample went to the ring buffer */
 	RECORD_AGGR_STAT_STACK_FAILED,
+	/* hash map update failed otherwise (e.g. -EBUSY in NMI): ring buffer */
+	RECORD_AGGR_STAT_UPDATE_FAILED,
 	RECORD_AGGR_STAT_MAX,
 };
 
