@@ -30,11 +30,14 @@ if reason=$(grep -E 'Disabled BPF skeletons|libtraceevent is missing|No libtrace
 	die "the build turned off a feature the series needs: $reason"
 fi
 opts=$("$PERF" version --build-options)
-for f in bpf_skeletons:bpf_skeletons libtraceevent:libtraceevent libbpf:bpf; do
+# here-strings, not echo | grep -q: grep -q exits at the first match, and
+# with pipefail the SIGPIPE echo may get then fails the check
+for f in bpf_skeletons:bpf_skeletons libtraceevent:libtraceevent libbpf:bpf \
+	libprotobuf-c:libprotobuf-c; do
 	name=${f%%:*}
 	key=${f#*:}
-	if ! echo "$opts" | grep -Eq "^ *$key: \[ on  \]"; then
-		die "perf was built without $name: $(echo "$opts" | grep -E "^ *$key:" || echo missing)"
+	if ! grep -Eq "^ *$key: \[ on  \]" <<< "$opts"; then
+		die "perf was built without $name: $(grep -E "^ *$key:" <<< "$opts" || echo missing)"
 	fi
 done
 echo "built $PERF ($("$PERF" version))"

@@ -9,11 +9,14 @@ pkgs_build="gcc make git patch rsync xz-utils bc flex bison pkg-config clang llv
 	libelf-dev libdw-dev libtraceevent-dev libtracefs-dev libcap-dev libzstd-dev
 	liblzma-dev zlib1g-dev libslang2-dev libperl-dev python3-dev python3-setuptools
 	libunwind-dev libnuma-dev libssl-dev libpfm4-dev libbabeltrace-dev
-	systemtap-sdt-dev"
+	systemtap-sdt-dev libprotobuf-c-dev protobuf-c-compiler
+	golang-github-google-pprof-dev"
 # gcc-multilib builds the 32-bit syscall test program; the rest are used by
-# the base's shell tests; bpftool counts bperf objects in stat_bpf_counters_sessions.sh.
-pkgs_test="gcc-multilib strace util-linux procps psmisc python3 file bpftool"
-pkgs_bench="bpftrace strace python3-matplotlib bpftool util-linux"
+# the base's shell tests; bpftool counts bperf objects in stat_bpf_counters_sessions.sh;
+# golang-go's 'go tool pprof' reads what perf data convert --to-pprof writes.
+pkgs_test="gcc-multilib strace util-linux procps psmisc python3 file bpftool golang-go"
+# graphviz: go tool pprof -svg draws Documentation/pprof-cpu_split.svg
+pkgs_bench="bpftrace strace python3-matplotlib bpftool util-linux graphviz golang-go"
 
 want=""
 for group in "$@"; do
