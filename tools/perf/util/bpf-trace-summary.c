@@ -73,15 +73,22 @@ static int count_list(const char *list)
 	return nr ?: 1;
 }
 
-int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
+/* The tasks a target names, see enum syscall_summary_task_filter */
+struct task_selection {
+	int		type;
+	const char	*ids;		/* tgids or tids, NULL for all tasks */
+	int		max_entries;	/* of the task_filter map */
+	char		workload_pid[16];
+};
+
+static int select_tasks(const struct trace_summary_bpf_target *tgt,
+			struct task_selection *sel)
 {
 	struct target *target = tgt->target;
-	struct perf_cpu_map *cpus = NULL;
-	int task_filter_type = SYSCALL_SUMMARY_TASKS_ALL;
-	int nr_task_filter = 1, stats_entries = 1;
-	char pid_str[32];
-	const char *pids = NULL;
-	int err;
+
+	sel->type = SYSCALL_SUMMARY_TASKS_ALL;
+	sel->ids = NULL;
+	sel->max_entries = 1;
 
 	if (target->uid_str) {
 		pr_err("--bpf-summary does not support -u/--uid\n");
@@ -90,33 +97,33 @@ int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
 
 	/* target__validate() sets target->tid to target->pid: check pid first */
 	if (target->pid) {
-		task_filter_type = SYSCALL_SUMMARY_TASKS_TGID;
-		pids = target->pid;
-		nr_task_filter = TASK_FILTER_ENTRIES;
+		sel->type = SYSCALL_SUMMARY_TASKS_TGID;
+		sel->ids = target->pid;
+		sel->max_entries = TASK_FILTER_ENTRIES;
 	} else if (target->tid) {
-		task_filter_type = SYSCALL_SUMMARY_TASKS_TID;
-		pids = target->tid;
-		nr_task_filter = count_list(pids);
+		sel->type = SYSCALL_SUMMARY_TASKS_TID;
+		sel->ids = target->tid;
+		sel->max_entries = count_list(sel->ids);
 	} else if (target__none(target) && tgt->workload_pid > 0) {
 		/* Only the workload and its children; with -a or -C all tasks */
-		task_filter_type = SYSCALL_SUMMARY_TASKS_TGID;
-		scnprintf(pid_str, sizeof(pid_str), "%d", tgt->workload_pid);
-		pids = pid_str;
-		nr_task_filter = TASK_FILTER_ENTRIES;
+		sel->type = SYSCALL_SUMMARY_TASKS_TGID;
+		scnprintf(sel->workload_pid, sizeof(sel->workload_pid), "%d",
+			  tgt->workload_pid);
+		sel->ids = sel->workload_pid;
+		sel->max_entries = TASK_FILTER_ENTRIES;
 	}
+	return 0;
+}
 
-	skel = syscall_summary_bpf__open();
-	if (!skel) {
-		pr_err("--bpf-summary: failed to open the BPF skeleton\n");
-		return -ENOMEM;
-	}
+/* Before load: how statistics are grouped, and the size of their maps */
+static void setup_stats(enum trace_summary_mode mode)
+{
+	int stats_entries = 1;
 
-	summary_mode = tgt->mode;
-	skel->rodata->group_by = tgt->mode;
-	skel->rodata->task_filter_type = task_filter_type;
-	bpf_map__set_max_entries(skel->maps.task_filter, nr_task_filter);
+	summary_mode = mode;
+	skel->rodata->group_by = mode;
 
-	switch (tgt->mode) {
+	switch (mode) {
 	case TRACE_SUMMARY_MODE__TOTAL:
 		bpf_map__set_max_entries(skel->maps.syscall_stats_total,
 					 SYSCALL_SUMMARY_ABI_MAX * SYSCALL_SUMMARY_MAX_NR);
@@ -131,14 +138,19 @@ int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
 		break;
 	}
 	bpf_map__set_max_entries(skel->maps.syscall_stats, stats_entries);
+}
 
-	if (target->cpu_list) {
-		cpus = perf_cpu_map__new(target->cpu_list);
-		if (!cpus) {
-			pr_err("--bpf-summary: cannot parse CPU list '%s'\n", target->cpu_list);
-			err = -EINVAL;
-			goto out_err;
-		}
+/* Before load: which filters the programs apply */
+static int setup_filters(const struct trace_summary_bpf_target *tgt,
+			 const struct task_selection *tasks)
+{
+	skel->rodata->task_filter_type = tasks->type;
+	bpf_map__set_max_entries(skel->maps.task_filter, tasks->max_entries);
+	/* only processes are followed into their children */
+	if (tasks->type != SYSCALL_SUMMARY_TASKS_TGID)
+		bpf_program__set_autoload(skel->progs.sched_process_fork, false);
+
+	if (tgt->target->cpu_list) {
 		skel->rodata->has_cpu_filter = true;
 		bpf_map__set_max_entries(skel->maps.cpu_filter, cpu__max_cpu().cpu);
 	}
@@ -147,16 +159,77 @@ int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
 		if (read_cgroup_id(tgt->cgroup) < 0 || tgt->cgroup->id == -1ULL) {
 			pr_err("--bpf-summary: cannot get the id of cgroup %s\n",
 			       tgt->cgroup->name);
-			err = -EINVAL;
-			goto out_err;
+			return -EINVAL;
 		}
 		skel->rodata->has_cgroup_filter = true;
 	}
 	if (tgt->cgroup || tgt->mode == TRACE_SUMMARY_MODE__CGROUP)
 		skel->rodata->uses_cgroup_v1 = !cgroup_is_v2("perf_event");
+	return 0;
+}
 
-	if (task_filter_type != SYSCALL_SUMMARY_TASKS_TGID)
-		bpf_program__set_autoload(skel->progs.sched_process_fork, false);
+static int fill_cpu_filter(const char *cpu_list)
+{
+	struct perf_cpu_map *cpus = perf_cpu_map__new(cpu_list);
+	int idx, err = 0, fd = bpf_map__fd(skel->maps.cpu_filter);
+	struct perf_cpu cpu;
+	__u8 one = 1;
+
+	if (!cpus) {
+		pr_err("--bpf-summary: cannot parse CPU list '%s'\n", cpu_list);
+		return -EINVAL;
+	}
+	perf_cpu_map__for_each_cpu(cpu, idx, cpus) {
+		err = bpf_map_update_elem(fd, &cpu.cpu, &one, BPF_ANY);
+		if (err)
+			break;
+	}
+	perf_cpu_map__put(cpus);
+	return err;
+}
+
+/* After load: the tasks, CPUs and cgroup to count */
+static int fill_filters(const struct trace_summary_bpf_target *tgt,
+			const struct task_selection *tasks)
+{
+	int err = 0;
+
+	if (tasks->ids)
+		err = add_task_filter(tasks->ids);
+
+	if (!err && tgt->target->cpu_list)
+		err = fill_cpu_filter(tgt->target->cpu_list);
+
+	if (!err && tgt->cgroup) {
+		__u8 one = 1;
+
+		err = bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup_filter),
+					  &tgt->cgroup->id, &one, BPF_ANY);
+	}
+	if (err)
+		pr_err("--bpf-summary: cannot set up the filters: %s\n", strerror(-err));
+	return err;
+}
+
+int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
+{
+	struct task_selection tasks;
+	int err;
+
+	err = select_tasks(tgt, &tasks);
+	if (err)
+		return err;
+
+	skel = syscall_summary_bpf__open();
+	if (!skel) {
+		pr_err("--bpf-summary: failed to open the BPF skeleton\n");
+		return -ENOMEM;
+	}
+
+	setup_stats(tgt->mode);
+	err = setup_filters(tgt, &tasks);
+	if (err)
+		goto out_err;
 
 	err = syscall_summary_bpf__load(skel);
 	if (err) {
@@ -164,33 +237,12 @@ int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
 		goto out_err;
 	}
 
-	if (pids) {
-		err = add_task_filter(pids);
-		if (err)
-			goto out_err;
-	}
-
-	if (cpus) {
-		struct perf_cpu cpu;
-		int idx, fd = bpf_map__fd(skel->maps.cpu_filter);
-		__u8 one = 1;
-
-		perf_cpu_map__for_each_cpu(cpu, idx, cpus)
-			bpf_map_update_elem(fd, &cpu.cpu, &one, BPF_ANY);
-		perf_cpu_map__put(cpus);
-		cpus = NULL;
-	}
-
-	if (tgt->cgroup) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup_filter),
-				    &tgt->cgroup->id, &one, BPF_ANY);
-	}
+	err = fill_filters(tgt, &tasks);
+	if (err)
+		goto out_err;
 	return 0;
 
 out_err:
-	perf_cpu_map__put(cpus);
 	trace_summary_bpf__cleanup();
 	return err;
 }
@@ -274,7 +326,7 @@ static struct syscall_summary_group *summary_groups__findnew(struct summary_grou
 {
 	struct int_node *inode = intlist__findnew(groups->index, id);
 	struct syscall_summary_group *group, *entries;
-	char comm[16] = "";
+	char comm[TASK_COMM_LEN] = "";
 	struct cgroup *cgrp;
 	int ret;
 

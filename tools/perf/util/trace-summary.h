@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "stat.h"
+/* enum trace_summary_mode, also used by the BPF programs of --bpf-summary */
+#include "bpf_skel/syscall_summary.h"
 
 struct cgroup;
 struct intlist;
@@ -12,13 +14,6 @@ struct option;
 struct perf_env;
 struct syscalltbl;
 struct target;
-
-/* How 'perf trace -s|-S' groups its syscall statistics */
-enum trace_summary_mode {
-	TRACE_SUMMARY_MODE__THREAD,
-	TRACE_SUMMARY_MODE__TOTAL,
-	TRACE_SUMMARY_MODE__CGROUP,	/* --bpf-summary only */
-};
 
 int trace_summary__parse_mode(const struct option *opt, const char *str, int unset);
 

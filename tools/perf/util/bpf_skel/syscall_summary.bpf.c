@@ -13,9 +13,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "syscall_summary.h"
-
-#define TS_COMPAT	0x0002	/* x86: 32-bit syscall active */
-#define X32_SYSCALL_BIT	0x40000000
+#include "task_cgroup_id.h"
 
 struct syscall_start {
 	__u64 start_ns;
@@ -72,22 +70,24 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
-	__type(value, char[16]);
+	__type(value, char[TASK_COMM_LEN]);
 	__uint(max_entries, 1);
 } thread_comm SEC(".maps");
 
-const volatile int group_by = SYSCALL_SUMMARY_BY_THREAD;
+const volatile int group_by = TRACE_SUMMARY_MODE__THREAD;
 const volatile int task_filter_type = SYSCALL_SUMMARY_TASKS_ALL;
 const volatile bool has_cpu_filter;
 const volatile bool has_cgroup_filter;
 const volatile bool uses_cgroup_v1;
 
-int perf_subsys_id = -1;
-
 /* Calls that could not be counted because a map was full, or nr too big */
 __u64 nr_not_counted;
 /* Children of counted processes that could not be added to task_filter */
 __u64 nr_tasks_not_followed;
+
+#if defined(__TARGET_ARCH_x86)
+#define TS_COMPAT	0x0002	/* x86: 32-bit syscall active */
+#define X32_SYSCALL_BIT	0x40000000
 
 struct thread_info___x86 {
 	__u32 status;
@@ -97,23 +97,35 @@ struct task_struct___x86 {
 	struct thread_info___x86 thread_info;
 } __attribute__((preserve_access_index));
 
-static __u64 task_cgroup_id(struct task_struct *task)
+/* x86_64 marks the syscall of a 32-bit task in its thread status */
+static __u32 syscall_abi(struct task_struct *task)
 {
-	struct cgroup *cgrp;
+	struct task_struct___x86 *t = (void *)task;
 
-	if (!uses_cgroup_v1)
-		return BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
-
-	if (perf_subsys_id == -1) {
-#if __has_builtin(__builtin_preserve_enum_value)
-		perf_subsys_id = bpf_core_enum_value(enum cgroup_subsys_id, perf_event_cgrp_id);
-#else
-		perf_subsys_id = perf_event_cgrp_id;
-#endif
-	}
-	cgrp = BPF_CORE_READ(task, cgroups, subsys[perf_subsys_id], cgroup);
-	return BPF_CORE_READ(cgrp, kn, id);
+	/* a plain load: task is a trusted BTF pointer in tp_btf programs */
+	if (bpf_core_field_exists(t->thread_info.status) &&
+	    (t->thread_info.status & TS_COMPAT))
+		return SYSCALL_SUMMARY_ABI_COMPAT;
+	return SYSCALL_SUMMARY_ABI_NATIVE;
 }
+
+/* x32 syscalls are the x86_64 ones with a bit set */
+static __u32 syscall_nr(long id)
+{
+	return id & ~X32_SYSCALL_BIT;
+}
+#else
+/* compat syscalls are told apart on x86 only, elsewhere counted as native */
+static __u32 syscall_abi(struct task_struct *task)
+{
+	return SYSCALL_SUMMARY_ABI_NATIVE;
+}
+
+static __u32 syscall_nr(long id)
+{
+	return id;
+}
+#endif
 
 static bool cpu_selected(void)
 {
@@ -135,7 +147,7 @@ static bool cgroup_selected(struct task_struct *task)
 	if (!has_cgroup_filter)
 		return true;
 
-	cgrp_id = task_cgroup_id(task);
+	cgrp_id = task_cgroup_id(task, uses_cgroup_v1);
 	return bpf_map_lookup_elem(&cgroup_filter, &cgrp_id);
 }
 
@@ -149,17 +161,6 @@ static bool task_selected(struct task_struct *task)
 
 	id = task_filter_type == SYSCALL_SUMMARY_TASKS_TGID ? task->tgid : task->pid;
 	return bpf_map_lookup_elem(&task_filter, &id);
-}
-
-static __u32 syscall_abi(struct task_struct *task)
-{
-	struct task_struct___x86 *t = (void *)task;
-
-	/* a plain load: task is a trusted BTF pointer in tp_btf programs */
-	if (bpf_core_field_exists(t->thread_info.status) &&
-	    (t->thread_info.status & TS_COMPAT))
-		return SYSCALL_SUMMARY_ABI_COMPAT;
-	return SYSCALL_SUMMARY_ABI_NATIVE;
 }
 
 SEC("tp_btf/sys_enter")
@@ -182,7 +183,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 			return 0;
 	}
 
-	start->nr = id & ~X32_SYSCALL_BIT;
+	start->nr = syscall_nr(id);
 	start->abi = syscall_abi(task);
 	start->start_ns = bpf_ktime_get_ns();
 	return 0;
@@ -223,7 +224,7 @@ static void count_syscall(struct task_struct *task, struct syscall_start *start,
 		.abi = start->abi,
 	};
 
-	if (group_by == SYSCALL_SUMMARY_BY_TOTAL) {
+	if (group_by == TRACE_SUMMARY_MODE__TOTAL) {
 		__u32 idx = start->abi * SYSCALL_SUMMARY_MAX_NR + start->nr;
 
 		val = start->nr < SYSCALL_SUMMARY_MAX_NR ?
@@ -231,15 +232,15 @@ static void count_syscall(struct task_struct *task, struct syscall_start *start,
 		goto update;
 	}
 
-	if (group_by == SYSCALL_SUMMARY_BY_THREAD)
+	if (group_by == TRACE_SUMMARY_MODE__THREAD)
 		key.group = task->pid;
 	else
-		key.group = task_cgroup_id(task);
+		key.group = task_cgroup_id(task, uses_cgroup_v1);
 
 	val = bpf_map_lookup_elem(&syscall_stats, &key);
 	if (!val) {
-		if (group_by == SYSCALL_SUMMARY_BY_THREAD) {
-			char comm[16];
+		if (group_by == TRACE_SUMMARY_MODE__THREAD) {
+			char comm[TASK_COMM_LEN];
 			__u32 tid = task->pid;
 
 			bpf_get_current_comm(comm, sizeof(comm));

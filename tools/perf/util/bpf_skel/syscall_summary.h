@@ -3,11 +3,11 @@
 #ifndef __PERF_BPF_SKEL_SYSCALL_SUMMARY_H
 #define __PERF_BPF_SKEL_SYSCALL_SUMMARY_H
 
-/* How the statistics are grouped: same values as enum trace_summary_mode */
-enum syscall_summary_group_by {
-	SYSCALL_SUMMARY_BY_THREAD,
-	SYSCALL_SUMMARY_BY_TOTAL,
-	SYSCALL_SUMMARY_BY_CGROUP,
+/* How 'perf trace -s|-S' groups its syscall statistics (--summary-mode) */
+enum trace_summary_mode {
+	TRACE_SUMMARY_MODE__THREAD,
+	TRACE_SUMMARY_MODE__TOTAL,
+	TRACE_SUMMARY_MODE__CGROUP,	/* --bpf-summary only */
 };
 
 /* Which tasks are counted */
@@ -23,6 +23,10 @@ enum syscall_summary_abi {
 	SYSCALL_SUMMARY_ABI_COMPAT,	/* e.g. i386 on x86_64 */
 	SYSCALL_SUMMARY_ABI_MAX,
 };
+
+#ifndef TASK_COMM_LEN
+#define TASK_COMM_LEN	16	/* size of the thread names kept for thread mode */
+#endif
 
 /* Syscall numbers at or above this are not counted (and are reported) */
 #define SYSCALL_SUMMARY_MAX_NR	1024
