@@ -192,6 +192,33 @@ test_order() {
   echo "Off-cpu time order test [Success]"
 }
 
+# A workload that sleeps at once is seen too: the BPF program starts before
+# the workload runs.  Started after it, it missed the first sleep of
+# 'sleep 0.3' in about half of the runs on a busy machine, so five runs
+# must all have it.
+test_start() {
+  echo "Off-cpu workload start test"
+
+  for run in 1 2 3 4 5
+  do
+    if ! perf record --off-cpu --off-cpu-thresh=100 -e dummy -o "${perfdata}" \
+         -- sleep 0.3 > /dev/null 2>&1
+    then
+      echo "Off-cpu workload start test [Failed record]"
+      err=1
+      return
+    fi
+    n=$(offcpu_samples | awk '$1 == "direct" && $4 >= 290000000 { n++ } END { print n + 0 }')
+    if [ "${n}" != 1 ]
+    then
+      echo "Off-cpu workload start test [Failed: run ${run} has ${n} samples of the sleep]"
+      err=1
+      return
+    fi
+  done
+  echo "Off-cpu workload start test [Success]"
+}
+
 # an existing process (-p), system wide (-a), parallel threads and compression
 test_targets() {
   echo "Off-cpu targets test"
@@ -259,12 +286,53 @@ test_bad_thresh() {
   echo "Off-cpu bad threshold test [Success]"
 }
 
+# An event that cannot be opened fails the session with perf's message,
+# without a crash in the off-cpu code that runs at the end.
+test_open_failure() {
+  echo "Off-cpu open failure test"
+
+  perf record --off-cpu -e software/config=99/ -o "${perfdata}" -- true \
+    > "${script_out}" 2>&1
+  rc=$?
+  # 130-159: killed by a signal (perf exits 129 for a usage error, 255 here)
+  if [ "${rc}" = 0 ] || { [ "${rc}" -ge 130 ] && [ "${rc}" -le 159 ]; } || \
+     ! grep -q "event is not supported" "${script_out}"
+  then
+    echo "Off-cpu open failure test [Failed: exit ${rc}]"
+    cat "${script_out}"
+    err=1
+    return
+  fi
+  echo "Off-cpu open failure test [Success]"
+}
+
+# A user who may not load BPF programs is told so in the first line.
+test_unprivileged() {
+  echo "Off-cpu unprivileged test"
+
+  (cd /tmp && setpriv --reuid=65534 --regid=65534 --clear-groups \
+    perf record --off-cpu -o /dev/null -- true) > "${script_out}" 2>&1
+  rc=$?
+  if [ "${rc}" = 0 ] || [ "$(head -1 "${script_out}")" != \
+     "--off-cpu: loading BPF programs needs root, or CAP_BPF and CAP_PERFMON" ]
+  then
+    echo "Off-cpu unprivileged test [Failed: exit ${rc}]"
+    cat "${script_out}"
+    err=1
+    return
+  fi
+  echo "Off-cpu unprivileged test [Success]"
+}
+
 check_priv
 test_thresh
 test_total
 test_order
+test_start
 test_targets
 test_bad_thresh
+test_open_failure
+test_unprivileged
 
 cleanup
 exit $err
