@@ -29,10 +29,10 @@ echo "Workload: sh -c \"$workload; $fails\": 200000 getppid calls, one more by s
 echo "and 1000 flock calls failing with EBADF."
 echo
 echo "User space: every syscall enter and exit is copied to perf through the ring buffer."
-run perf trace -s --summary-mode=total -- sh -c "$workload; $fails"
+run perf trace -s --no-bpf-summary --summary-mode=total -- sh -c "$workload; $fails"
 # perf trace -h exits 129: test its text, not the pipeline
 if grep -q -- '--bpf-summary' <<< "$(perf trace -h 2>&1)"; then
 	echo
-	echo "In the kernel: BPF programs on the raw syscall tracepoints keep the statistics."
-	run perf trace -s --bpf-summary --summary-mode=total -- sh -c "$workload; $fails"
+	echo "In the kernel, the default: BPF programs on the raw syscall tracepoints keep the statistics."
+	run perf trace -s --summary-mode=total -- sh -c "$workload; $fails"
 fi

@@ -176,7 +176,7 @@ bad trace "cgroup.*perf-torture-none" trace -s --bpf-summary -a -G /perf-torture
 bad trace "cgroup.*perf-torture-none" trace -s --bpf-summary --summary-mode=cgroup -a -G perf-torture-none -- true
 bad trace "summary mode" trace -s --bpf-summary --summary-mode=bogus -- true
 bad trace "summary mode" trace -s --bpf-summary --summary-mode= -- true
-bad trace "needs --bpf-summary" trace -s --summary-mode=cgroup -- true
+bad trace "needs --bpf-summary" trace -s --no-bpf-summary --summary-mode=cgroup -- true
 bad trace "needs -s or -S" trace --bpf-summary -- true
 
 # perf stat --bpf-counters

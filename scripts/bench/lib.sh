@@ -25,3 +25,24 @@ bench_ns_per_getppid()
 	echo "ns_per_call=$(((t1 - t0) / n))"
 }
 export -f bench_time_ns bench_ns_per_getppid
+
+# Build the floor loader and the floor programs of scripts/bench/floor/
+# (and any more BPF sources given) into build/bench/floor/:
+# "$BENCH_FLOOR_DIR/floor [-F FREQ] $BENCH_FLOOR_DIR/NAME.bpf.o COMMAND"
+# runs COMMAND under the programs of NAME.bpf.c.
+# Usage: bench_build_floors [extra.bpf.c ...]
+bench_build_floors()
+{
+	local libbpf=$OBJ/libbpf src o
+
+	mkdir -p "$BENCH_FLOOR_DIR"
+	for src in "$ROOT"/scripts/bench/floor/*.bpf.c "$@"; do
+		o=$BENCH_FLOOR_DIR/$(basename "${src%.c}").o
+		clang -O2 -g -target bpf -I"$libbpf/include" -c "$src" -o "$o" ||
+			die "cannot build $src"
+	done
+	gcc -O2 -Wall -I"$libbpf/include" -o "$BENCH_FLOOR_DIR/floor" \
+		"$ROOT/scripts/bench/floor/floor.c" "$libbpf/libbpf.a" -lelf -lz ||
+		die "cannot build the floor loader"
+}
+export BENCH_FLOOR_DIR=$ROOT/build/bench/floor

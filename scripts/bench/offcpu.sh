@@ -1,17 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0
 # Context switches under off-cpu profiling: perf bench sched pipe (two
-# tasks ping-pong through pipes, every switch is a sleep) and sched
-# messaging (groups of senders/receivers on sockets), untraced, under
-# perf record --off-cpu with the former behaviour (a huge threshold: every
-# interval summed in BPF, written at the end), with the default threshold
-# (500 ms), with every interval dumped (threshold 0), and under a bpftrace
-# script keeping the same data (user stack and off-cpu time per switch).
+# tasks ping-pong through pipes, every switch is a sleep) pinned to one CPU
+# (taskset -c 1, CPU 0 if there is only one: each round trip is exactly two
+# switches on that CPU, no cross-CPU wakeups), timed inside the tool by
+# offcpu/pipe_inner.sh in CPU time (the primary figure) and wall-clock time,
+# measured:
+#   - untraced;
+#   - under an empty tp_btf/sched_switch program (the floor of any switch
+#     hook) and under one that only walks the user stack of the task going
+#     to sleep into a per-CPU buffer (the floor of any off-cpu profiler
+#     that keeps user stacks), both from scripts/bench/floor/;
+#   - under the base's perf record --off-cpu (6.12 without the series,
+#     built once into build/unpatched/ by scripts/build.sh SERIES=none, or
+#     BENCH_BASE_PERF=path);
+#   - under this series' perf record --off-cpu with the former behaviour (a
+#     huge threshold: every interval summed in BPF, written at the end),
+#     the default threshold (500 ms) and every interval dumped (threshold
+#     0);
+#   - under a bpftrace script keeping the same data (user stack and off-cpu
+#     time per switch).
+# OFFCPU_MSG_LOOPS=N adds perf bench sched messaging -l N (groups of
+# senders and receivers on sockets, not pinned) as a second figure.
 . "$ROOT/scripts/bench/lib.sh"
 
-BENCH_TITLE="off-cpu: usec per sched pipe round trip (and messaging ms, perf.data KB)"
-BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_TITLE="off-cpu: CPU usec per sched pipe round trip on one CPU (2 switches), perf.data KB"
+BENCH_ROUNDS=${BENCH_ROUNDS:-11}
+BENCH_SPREAD_MAX=5
+BENCH_FLOORS="tp_btf sched_switch empty (floor)
+user stack walk only (floor)"
 export OFFCPU_PIPE_LOOPS=${OFFCPU_PIPE_LOOPS:-100000}
-export OFFCPU_MSG_LOOPS=${OFFCPU_MSG_LOOPS:-10}
+export OFFCPU_MSG_LOOPS=${OFFCPU_MSG_LOOPS:-0}
+OFFCPU_CPU=$(($(nproc) > 1 ? 1 : 0))
+export OFFCPU_CPU
+export OFFCPU_SRC=$ROOT/scripts/bench/offcpu
+BENCH_PROFILE_CPUS=$OFFCPU_CPU
+export BENCH_BASE_PERF=${BENCH_BASE_PERF:-$ROOT/build/unpatched/perf/perf}
 
 # Off-cpu time per user stack and task, as perf record --off-cpu keeps it.
 export OFFCPU_BT='tracepoint:sched:sched_switch /args->prev_state == 1 || args->prev_state == 2/ {
@@ -24,26 +47,48 @@ tracepoint:sched:sched_switch /@start[args->next_pid]/ {
 	delete(@stack[args->next_pid]);
 }'
 
-# Usage: offcpu_run none|bpftrace|THRESH_MSEC
-# Prints usec per pipe round trip, messaging time, and the size of what the
-# tool wrote (perf.data, or bpftrace's output).
+bench_setup()
+{
+	bench_build_floors
+	if [ ! -x "$BENCH_BASE_PERF" ]; then
+		echo "building the base's perf (6.12 without the series) into build/unpatched" >&2
+		# build.sh's final check wants the series' features: the binary is what counts
+		SERIES=none PERF_SERIES_BUILD=$ROOT/build/unpatched "$ROOT/scripts/build.sh" >&2 || true
+		[ -x "$BENCH_BASE_PERF" ] || die "cannot build the base's perf"
+	fi
+}
+
+# Usage: offcpu_run none|bpftrace|floor-NAME|base|THRESH_MSEC
+# Prints usec per pipe round trip in CPU time (the primary figure: on a
+# shared machine it leaves out waiting for the CPU) and in wall-clock
+# time, measured inside the tool by offcpu/pipe_inner.sh, the messaging
+# time, and the size of what the tool wrote (perf.data, or bpftrace's
+# output).
 offcpu_run()
 {
-	local how=$1 dir out pipe msg size=0 w
-	local pipe_cmd="perf bench sched pipe -l $OFFCPU_PIPE_LOOPS"
+	local how=$1 dir pipe msg size=0 w ws=pipe
+	local pipe_cmd="/bin/bash $OFFCPU_SRC/pipe_inner.sh $OFFCPU_CPU $OFFCPU_PIPE_LOOPS"
 	local msg_cmd="perf bench sched messaging -g 2 -l $OFFCPU_MSG_LOOPS"
 
+	[ "$OFFCPU_MSG_LOOPS" -gt 0 ] && ws="pipe msg"
 	dir=$(mktemp -d)
-	for w in pipe msg; do
+	for w in $ws; do
 		local cmd=${w}_cmd
 
 		case $how in
 		none)
 			${!cmd} > "$dir/$w.out" 2>&1 ;;
+		floor-*)
+			"$BENCH_FLOOR_DIR/floor" "$BENCH_FLOOR_DIR/${how#floor-}.bpf.o" \
+				${!cmd} > "$dir/$w.out" 2>&1 ;;
 		bpftrace)
 			# -c wants a path that matches one binary only
-			bpftrace -e "$OFFCPU_BT" -c "$(command -v perf) ${!cmd#perf }" \
+			bpftrace -e "$OFFCPU_BT" -c "$(command -v ${!cmd%% *}) ${!cmd#* }" \
 				> "$dir/$w.out" 2>&1 ;;
+		base)
+			"$BENCH_BASE_PERF" record -q --off-cpu -e dummy \
+				-o "$dir/$w.data" -- ${!cmd} > "$dir/$w.out" 2>&1
+			size=$((size + $(stat -c %s "$dir/$w.data"))) ;;
 		*)
 			perf record -q --off-cpu --off-cpu-thresh="$how" -e dummy \
 				-o "$dir/$w.data" -- ${!cmd} > "$dir/$w.out" 2>&1
@@ -51,16 +96,25 @@ offcpu_run()
 		esac
 	done
 	[ "$how" = bpftrace ] && size=$(cat "$dir"/*.out | wc -c)
-	pipe=$(awk '/usecs\/op/ { print $1; exit }' "$dir/pipe.out")
-	msg=$(awk '/Total time:/ { print $3 * 1000; exit }' "$dir/msg.out")
+	pipe=$(grep -E '^(cpu_)?usec_per_pipe_op=[0-9.]+$' "$dir/pipe.out" | sort)
+	[ "$(wc -l <<< "$pipe")" = 2 ] || { cat "$dir/pipe.out" >&2; rm -rf "$dir"; return 1; }
+	echo "$pipe"
+	if [ "$OFFCPU_MSG_LOOPS" -gt 0 ]; then
+		msg=$(awk '/Total time:/ { print $3 * 1000; exit }' "$dir/msg.out")
+		echo "messaging_ms=$msg"
+	fi
+	case $how in
+	none|floor-*) ;;
+	*) echo "output_kb=$((size / 1024))" ;;
+	esac
 	rm -rf "$dir"
-	echo "usec_per_pipe_op=$pipe"
-	echo "messaging_ms=$msg"
-	echo "output_kb=$((size / 1024))"
 }
 export -f offcpu_run
 
 bench_case untraced "offcpu_run none"
+bench_case "tp_btf sched_switch empty (floor)" "offcpu_run floor-sched_switch_empty"
+bench_case "user stack walk only (floor)" "offcpu_run floor-sched_switch_ustack"
+bench_case "base 6.12 --off-cpu" "offcpu_run base"
 bench_case "--off-cpu, former (thresh huge)" "offcpu_run 1000000000"
 bench_case "--off-cpu (default 500 ms)" "offcpu_run 500"
 bench_case "--off-cpu-thresh=0" "offcpu_run 0"

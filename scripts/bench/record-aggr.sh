@@ -1,43 +1,90 @@
 # SPDX-License-Identifier: GPL-2.0
-# perf record -g of a CPU-bound 2-thread workload (cpu_split 10 2) at 999 Hz
-# and at the highest frequency the machine allows: plain vs --bpf-aggr.
-# Work done per second (split_round calls), perf.data size, lost samples.
+# perf record -g of a CPU-bound 2-thread workload (cpu_split SECS 2) at 999
+# Hz and at the highest frequency the machine allows: plain vs --bpf-aggr,
+# against the floor of each frequency: an empty perf_event program on the
+# same sampling event (cpu-clock of the workload and its threads, sample
+# type of record -g), which runs on every sample and writes nothing
+# (scripts/bench/floor/perf_event_empty.bpf.c).
+#
+# The primary figure is thread time per round of work, ns: 2 threads x SECS
+# / rounds done, so what sampling steals from the workload shows as added
+# ns; also work per second, perf.data size, samples and lost samples.
+#
+# "max" is kernel.perf_event_max_sample_rate read once at the start: the
+# kernel lowers it while samples take too long, so it is set back to that
+# value before each case at max, and restored at the end; every case at
+# max samples at the same rate.
 . "$ROOT/scripts/bench/lib.sh"
 
-BENCH_TITLE="cpu_split 10 2: rounds/s, perf.data size and lost samples, perf record -g vs --bpf-aggr"
-BENCH_ROUNDS=2
+BENCH_TITLE="cpu_split 2 threads: ns of thread time per round, perf record -g vs --bpf-aggr vs an empty perf_event program"
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_FLOORS="empty perf_event prog 999Hz (floor)
+empty perf_event prog max (floor)"	# each case against its frequency's
+export RECORD_AGGR_SECS=${RECORD_AGGR_SECS:-10}
+RECORD_AGGR_MAX_HZ=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+export RECORD_AGGR_MAX_HZ
+BENCH_SETUP_NOTE="max = $RECORD_AGGR_MAX_HZ Hz (kernel.perf_event_max_sample_rate at the start), cpu_split $RECORD_AGGR_SECS 2."
 # At the highest frequency the start of perf test (dynamic linking) alone
 # gives tens of thousands of distinct stacks: --bpf-aggr gets a map to
 # match (65536 keys, 256K stacks, about 270 MB of kernel memory).
 
-# Usage: bench_record_aggr_case untraced|plain|aggr [FREQ [perf record options]]
+bench_setup()
+{
+	bench_build_floors
+}
+
+bench_teardown()
+{
+	echo "$RECORD_AGGR_MAX_HZ" > /proc/sys/kernel/perf_event_max_sample_rate
+}
+
+# Usage: bench_record_aggr_case untraced|floor|plain|aggr [FREQ [perf record options]]
 bench_record_aggr_case()
 {
-	local mode=$1 freq=$2 dir out rounds
+	local mode=$1 freq=${2:-} dir out rounds threads=2
+	local work=(perf test -w cpu_split "$RECORD_AGGR_SECS" "$threads" rounds)
 
 	shift 2 || shift
-
-	if [ "$mode" = untraced ]; then
-		rounds=$(perf test -w cpu_split 10 2 rounds | sed -n 's/^rounds=//p')
-		echo "rounds_per_s=$((rounds / 10))"
-		return
+	if [ "$freq" = max ]; then
+		freq=$RECORD_AGGR_MAX_HZ
+		echo "$freq" > /proc/sys/kernel/perf_event_max_sample_rate
 	fi
 	dir=$(mktemp -d /tmp/bench-record-aggr.XXXXX)
-	local opts=(-g -e cpu-clock -F "$freq" -o "$dir/perf.data")
-	[ "$mode" = aggr ] && opts+=(--bpf-aggr "$@")
-	out=$(perf record "${opts[@]}" -- perf test -w cpu_split 10 2 rounds 2>"$dir/err")
+	case $mode in
+	untraced)
+		out=$("${work[@]}") ;;
+	floor)
+		out=$("$BENCH_FLOOR_DIR/floor" -F "$freq" "$BENCH_FLOOR_DIR/perf_event_empty.bpf.o" \
+			"${work[@]}") ;;
+	*)
+		local opts=(-g -e cpu-clock -F "$freq" -o "$dir/perf.data")
+		[ "$mode" = aggr ] && opts+=(--bpf-aggr "$@")
+		out=$(perf record "${opts[@]}" -- "${work[@]}" 2>"$dir/err") ;;
+	esac
 	rounds=$(echo "$out" | sed -n 's/^rounds=//p')
-	echo "rounds_per_s=$((rounds / 10))"
-	echo "perf_data_kb=$(($(stat -c %s "$dir/perf.data") / 1024))"
-	echo "sample_records=$(sed -n 's/.*perf.data (\([0-9]*\) samples).*/\1/p' "$dir/err")"
-	echo "lost_samples=$(perf report -i "$dir/perf.data" --stdio --sort comm -g none 2>/dev/null |
-			    sed -n 's/^# Total Lost Samples: *//p')"
+	[ -n "$rounds" ] && [ "$rounds" -gt 0 ] || { rm -rf "$dir"; return 1; }
+	echo "ns_per_round=$((threads * RECORD_AGGR_SECS * 1000000000 / rounds))"
+	echo "rounds_per_s=$((rounds / RECORD_AGGR_SECS))"
+	if [ -f "$dir/perf.data" ]; then
+		echo "perf_data_kb=$(($(stat -c %s "$dir/perf.data") / 1024))"
+		if [ "$mode" = aggr ]; then
+			echo "samples=$(sed -n 's/.*--bpf-aggr counted \([0-9]*\) samples.*/\1/p' "$dir/err")"
+		else
+			echo "samples=$(sed -n 's/.*perf.data (\([0-9]*\) samples).*/\1/p' "$dir/err")"
+		fi
+		echo "lost_samples=$(perf report -i "$dir/perf.data" --stdio --sort comm -g none 2>/dev/null |
+				    sed -n 's/^# Total Lost Samples: *//p')"
+	fi
 	rm -rf "$dir"
 }
 export -f bench_record_aggr_case
 
 bench_case untraced "bench_record_aggr_case untraced"
-bench_case "record -g 999Hz" "bench_record_aggr_case plain 999"
-bench_case "--bpf-aggr 999Hz" "bench_record_aggr_case aggr 999"
-bench_case "record -g max" "bench_record_aggr_case plain max"
-bench_case "--bpf-aggr max" "bench_record_aggr_case aggr max --bpf-aggr-entries=65536"
+f999="empty perf_event prog 999Hz (floor)"
+fmax="empty perf_event prog max (floor)"
+bench_case "$f999" "bench_record_aggr_case floor 999" "$f999"
+bench_case "record -g 999Hz" "bench_record_aggr_case plain 999" "$f999"
+bench_case "--bpf-aggr 999Hz" "bench_record_aggr_case aggr 999" "$f999"
+bench_case "$fmax" "bench_record_aggr_case floor max" "$fmax"
+bench_case "record -g max" "bench_record_aggr_case plain max" "$fmax"
+bench_case "--bpf-aggr max" "bench_record_aggr_case aggr max --bpf-aggr-entries=65536" "$fmax"

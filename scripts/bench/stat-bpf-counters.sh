@@ -10,15 +10,28 @@
 # each round trip is then exactly two context switches on that CPU, with no
 # cross-CPU wakeups, whose cost varies a lot more from run to run here than
 # what the sessions add.
+#
+# The floor: an empty raw_tp/sched_switch program (the attach type of the
+# --bpf-counters leader's program), attached for the ping-pong only
+# (scripts/bench/floor/sched_switch_empty_raw.bpf.c): the least any
+# in-kernel per-switch counter costs.
 . "$ROOT/scripts/bench/lib.sh"
 
 BENCH_TITLE="perf bench sched pipe on one CPU: usecs per round trip (2 context switches), N perf stat -a -e context-switches sessions"
-BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+BENCH_FLOORS="raw_tp sched_switch empty (floor)"
 export BENCH_PIPE_LOOPS=${BENCH_PIPE_LOOPS:-100000}
 BENCH_PIPE_CPU=$(($(nproc) > 1 ? 1 : 0))
 export BENCH_PIPE_CPU
+BENCH_PROFILE_CPUS=$BENCH_PIPE_CPU
+
+bench_setup()
+{
+	bench_build_floors
+}
 
 # Usage: bench_stat_sessions N [perf stat options]
+# BENCH_PIPE_WRAP: a command the ping-pong runs under (the floor's loader)
 bench_stat_sessions()
 {
 	local n=$1 i pids= fds=0 leaders usecs p
@@ -35,18 +48,21 @@ bench_stat_sessions()
 	done
 	leaders=$(bpftool prog show name bperf_on_switch 2>/dev/null | grep -c '^[0-9]')
 	fds=$((fds + leaders * $(nproc)))
-	usecs=$(taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
+	usecs=$(${BENCH_PIPE_WRAP:-} taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
 		awk '/usecs\/op/ { print $1 }')
 	for p in $pids; do
 		kill -INT $p
 	done
 	wait $pids
+	[ -n "$usecs" ] || return 1
 	echo "usecs_per_op=$usecs"
 	echo "perf_events=$fds"
 }
 export -f bench_stat_sessions
 
 bench_case untraced "bench_stat_sessions 0"
+bench_case "raw_tp sched_switch empty (floor)" \
+	"BENCH_PIPE_WRAP=\"\$BENCH_FLOOR_DIR/floor \$BENCH_FLOOR_DIR/sched_switch_empty_raw.bpf.o\" bench_stat_sessions 0"
 for n in 1 4 16 64; do
 	bench_case "$n plain" "bench_stat_sessions $n"
 	bench_case "$n bpf" "bench_stat_sessions $n --bpf-counters"

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include <linux/err.h>
 #include <linux/rbtree.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 #include <perf/cpumap.h>
 
@@ -21,6 +23,7 @@
 #include "cpumap.h"
 #include "debug.h"
 #include "intlist.h"
+#include "syscalltbl.h"
 #include "target.h"
 #include "trace-summary.h"
 
@@ -31,9 +34,32 @@
 #define SYSCALL_STATS_THREAD_ENTRIES	65536
 #define SYSCALL_STATS_CGROUP_ENTRIES	16384
 #define TASK_FILTER_ENTRIES		16384
+#define SYSCALL_ERRNOS_ENTRIES		16384
+/* room for perf and the terminal it runs in, see trace__set_filter_loop_pids() */
+#define PIDS_EXCLUDED_LOOP		32
 
 static struct syscall_summary_bpf *skel;
 static enum trace_summary_mode summary_mode;
+/* what trace_summary_bpf__load() was given, for __prepare() */
+static struct trace_summary_bpf_target loaded;
+
+/* With tgt->quiet the caller falls back to user space and says so itself */
+static void __printf(2, 3) load_error(const struct trace_summary_bpf_target *tgt,
+				      const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	veprintf(tgt->quiet ? 1 : 0, verbose, fmt, args);
+	va_end(args);
+}
+
+/* -e: the syscalls printed, chosen when reading: nothing to do per call */
+static struct {
+	int	*ids;
+	int	nr;
+	bool	not;
+} syscall_list;
 
 int trace_summary_bpf__check(void)
 {
@@ -81,7 +107,7 @@ struct task_selection {
 	char		workload_pid[16];
 };
 
-static int select_tasks(const struct trace_summary_bpf_target *tgt,
+static int select_tasks(const struct trace_summary_bpf_target *tgt, pid_t workload_pid,
 			struct task_selection *sel)
 {
 	struct target *target = tgt->target;
@@ -89,11 +115,6 @@ static int select_tasks(const struct trace_summary_bpf_target *tgt,
 	sel->type = SYSCALL_SUMMARY_TASKS_ALL;
 	sel->ids = NULL;
 	sel->max_entries = 1;
-
-	if (target->uid_str) {
-		pr_err("--bpf-summary does not support -u/--uid\n");
-		return -EINVAL;
-	}
 
 	/* target__validate() sets target->tid to target->pid: check pid first */
 	if (target->pid) {
@@ -104,11 +125,14 @@ static int select_tasks(const struct trace_summary_bpf_target *tgt,
 		sel->type = SYSCALL_SUMMARY_TASKS_TID;
 		sel->ids = target->tid;
 		sel->max_entries = count_list(sel->ids);
-	} else if (target__none(target) && tgt->workload_pid > 0) {
-		/* Only the workload and its children; with -a or -C all tasks */
-		sel->type = SYSCALL_SUMMARY_TASKS_TGID;
-		scnprintf(sel->workload_pid, sizeof(sel->workload_pid), "%d",
-			  tgt->workload_pid);
+	} else if (target__none(target) && tgt->workload) {
+		/*
+		 * Only the workload and its children, or with --no-inherit its
+		 * first thread; with -a or -C all tasks
+		 */
+		sel->type = tgt->no_inherit ? SYSCALL_SUMMARY_TASKS_TID :
+					      SYSCALL_SUMMARY_TASKS_TGID;
+		scnprintf(sel->workload_pid, sizeof(sel->workload_pid), "%d", workload_pid);
 		sel->ids = sel->workload_pid;
 		sel->max_entries = TASK_FILTER_ENTRIES;
 	}
@@ -140,6 +164,14 @@ static void setup_stats(enum trace_summary_mode mode)
 	bpf_map__set_max_entries(skel->maps.syscall_stats, stats_entries);
 }
 
+/* Before load: --errno-summary */
+static void setup_errnos(bool errno_summary)
+{
+	skel->rodata->count_errnos = errno_summary;
+	if (errno_summary)
+		bpf_map__set_max_entries(skel->maps.syscall_errnos, SYSCALL_ERRNOS_ENTRIES);
+}
+
 /* Before load: which filters the programs apply */
 static int setup_filters(const struct trace_summary_bpf_target *tgt,
 			 const struct task_selection *tasks)
@@ -147,8 +179,10 @@ static int setup_filters(const struct trace_summary_bpf_target *tgt,
 	skel->rodata->task_filter_type = tasks->type;
 	bpf_map__set_max_entries(skel->maps.task_filter, tasks->max_entries);
 	/* only processes are followed into their children */
-	if (tasks->type != SYSCALL_SUMMARY_TASKS_TGID)
+	if (tasks->type != SYSCALL_SUMMARY_TASKS_TGID || tgt->no_inherit)
 		bpf_program__set_autoload(skel->progs.sched_process_fork, false);
+	bpf_map__set_max_entries(skel->maps.pids_excluded,
+				 tgt->nr_filter_pids + PIDS_EXCLUDED_LOOP);
 
 	if (tgt->target->cpu_list) {
 		skel->rodata->has_cpu_filter = true;
@@ -157,8 +191,8 @@ static int setup_filters(const struct trace_summary_bpf_target *tgt,
 
 	if (tgt->cgroup) {
 		if (read_cgroup_id(tgt->cgroup) < 0 || tgt->cgroup->id == -1ULL) {
-			pr_err("--bpf-summary: cannot get the id of cgroup %s\n",
-			       tgt->cgroup->name);
+			load_error(tgt, "--bpf-summary: cannot get the id of cgroup %s\n",
+				   tgt->cgroup->name);
 			return -EINVAL;
 		}
 		skel->rodata->has_cgroup_filter = true;
@@ -211,40 +245,112 @@ static int fill_filters(const struct trace_summary_bpf_target *tgt,
 	return err;
 }
 
-int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt)
+static int set_syscall_list(const struct trace_summary_bpf_target *tgt)
+{
+	if (!tgt->nr_syscall_ids)
+		return 0;
+
+	syscall_list.ids = memdup(tgt->syscall_ids, tgt->nr_syscall_ids * sizeof(int));
+	if (!syscall_list.ids)
+		return -ENOMEM;
+	syscall_list.nr = tgt->nr_syscall_ids;
+	syscall_list.not = tgt->not_syscall_ids;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* A compat syscall is in the list of -e when its native namesake is */
+static bool syscall_listed(struct syscalltbl *sctbl, int key)
+{
+	int id = key;
+	bool listed;
+
+	if (!syscall_list.nr)
+		return true;
+
+	if (key & SYSCALL_STATS__COMPAT)
+		id = syscalltbl__id(sctbl, syscall_stats__name(sctbl, key));
+	listed = id >= 0 && bsearch(&id, syscall_list.ids, syscall_list.nr, sizeof(int), cmp_int);
+	return listed != syscall_list.not;
+}
+
+const char *trace_summary_bpf__missing(void)
+{
+	return perf_cap__bpf_skel_missing();
+}
+
+int trace_summary_bpf__load(const struct trace_summary_bpf_target *tgt)
 {
 	struct task_selection tasks;
 	int err;
 
-	err = select_tasks(tgt, &tasks);
+	err = set_syscall_list(tgt);
 	if (err)
 		return err;
 
+	/* the workload is not forked yet: only the kind of selection counts */
+	err = select_tasks(tgt, /*workload_pid=*/0, &tasks);
+	if (err)
+		goto out_err;
+
 	skel = syscall_summary_bpf__open();
 	if (!skel) {
-		pr_err("--bpf-summary: failed to open the BPF skeleton\n");
-		return -ENOMEM;
+		load_error(tgt, "--bpf-summary: failed to open the BPF skeleton\n");
+		err = -ENOMEM;
+		goto out_err;
 	}
 
 	setup_stats(tgt->mode);
+	setup_errnos(tgt->errno_summary);
 	err = setup_filters(tgt, &tasks);
 	if (err)
 		goto out_err;
 
 	err = syscall_summary_bpf__load(skel);
 	if (err) {
-		pr_err("--bpf-summary: failed to load the BPF programs: %s\n", strerror(-err));
+		load_error(tgt, "--bpf-summary: failed to load the BPF programs: %s\n",
+			   strerror(-err));
 		goto out_err;
 	}
-
-	err = fill_filters(tgt, &tasks);
-	if (err)
-		goto out_err;
+	loaded = *tgt;
 	return 0;
 
 out_err:
 	trace_summary_bpf__cleanup();
 	return err;
+}
+
+int trace_summary_bpf__prepare(pid_t workload_pid)
+{
+	struct task_selection tasks;
+	int err;
+
+	err = select_tasks(&loaded, workload_pid, &tasks);
+	if (!err)
+		err = fill_filters(&loaded, &tasks);
+	return err;
+}
+
+int trace_summary_bpf__exclude_pids(size_t nr, const pid_t *pids)
+{
+	int fd = bpf_map__fd(skel->maps.pids_excluded);
+	bool excluded = true;
+
+	for (size_t i = 0; i < nr; i++) {
+		__u32 pid = pids[i];
+		int err = bpf_map_update_elem(fd, &pid, &excluded, BPF_ANY);
+
+		if (err) {
+			pr_err("--bpf-summary: cannot exclude pid %d: %s\n", pids[i],
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 int trace_summary_bpf__start(void)
@@ -266,6 +372,8 @@ void trace_summary_bpf__cleanup(void)
 {
 	syscall_summary_bpf__destroy(skel);
 	skel = NULL;
+	zfree(&syscall_list.ids);
+	syscall_list.nr = 0;
 }
 
 /* Sums the per-CPU values of one key into stats; CPUs without calls have no min */
@@ -319,6 +427,7 @@ struct summary_groups {
 	int				nr;
 	struct intlist			*index;	/* group id -> entries[] index + 1 */
 	struct rb_root			cgroups;
+	struct syscalltbl		*sctbl;
 };
 
 static struct syscall_summary_group *summary_groups__findnew(struct summary_groups *groups,
@@ -396,9 +505,13 @@ static int summary_groups__add(struct summary_groups *groups, u64 id, int key,
 			       struct syscall_summary_value *values, int nr_cpus,
 			       unsigned long *nr_events)
 {
-	struct syscall_summary_group *group = summary_groups__findnew(groups, id);
+	struct syscall_summary_group *group;
 	unsigned long calls = 0;
 
+	if (!syscall_listed(groups->sctbl, key))
+		return 0;
+
+	group = summary_groups__findnew(groups, id);
 	if (!group)
 		return -ENOMEM;
 
@@ -457,9 +570,48 @@ static int read_groups(struct summary_groups *groups, struct syscall_summary_val
 	return 0;
 }
 
-size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, FILE *fp)
+/* Adds the errno counts to the statistics read from syscall_stats */
+static int read_errnos(struct summary_groups *groups)
 {
-	struct summary_groups groups = { .cgroups = RB_ROOT, };
+	int fd = bpf_map__fd(skel->maps.syscall_errnos);
+	struct syscall_summary_errno_key key, *prev = NULL;
+	int nr_cpus = libbpf_num_possible_cpus();
+	__u64 *counts = calloc(nr_cpus, sizeof(*counts));
+
+	if (!counts)
+		return -ENOMEM;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		struct int_node *group, *inode;
+		__u64 count = 0;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, counts))
+			continue;
+		for (int cpu = 0; cpu < nr_cpus; cpu++)
+			count += counts[cpu];
+
+		/* the failure is in syscall_stats unless that map was full */
+		group = intlist__find(groups->index, key.call.group);
+		if (!group)
+			continue;
+		inode = intlist__find(groups->entries[(long)group->priv - 1].stats,
+				      stats_key(key.call.nr, key.call.abi));
+		if (!inode || !inode->priv)
+			continue;
+		if (syscall_stats__add_errno(inode->priv, key.err, count) == -ENOMEM) {
+			free(counts);
+			return -ENOMEM;
+		}
+	}
+	free(counts);
+	return 0;
+}
+
+size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, struct perf_env *errno_env,
+				  FILE *fp)
+{
+	struct summary_groups groups = { .cgroups = RB_ROOT, .sctbl = sctbl, };
 	struct syscall_summary_value *values;
 	int nr_cpus = libbpf_num_possible_cpus();
 	unsigned long nr_events = 0;
@@ -481,6 +633,8 @@ size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, FILE *fp)
 		err = read_total(&groups, values, nr_cpus, &nr_events);
 	else
 		err = read_groups(&groups, values, nr_cpus, &nr_events);
+	if (!err && errno_env)
+		err = read_errnos(&groups);
 	if (err) {
 		pr_err("--bpf-summary: not enough memory to read the statistics\n");
 		goto out;
@@ -490,7 +644,7 @@ size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, FILE *fp)
 	if (summary_mode == TRACE_SUMMARY_MODE__TOTAL)
 		nr_events = 0;
 	printed = syscall_summary__fprintf(groups.entries, groups.nr, nr_events, sctbl,
-					   /*errno_env=*/NULL, fp);
+					   errno_env, "the kernel by BPF", fp);
 
 	if (skel->bss->nr_not_counted)
 		printed += fprintf(fp, " %llu calls not counted: map full\n",
@@ -498,6 +652,9 @@ size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, FILE *fp)
 	if (skel->bss->nr_tasks_not_followed)
 		printed += fprintf(fp, " %llu child processes not counted: task filter map full\n",
 				   (unsigned long long)skel->bss->nr_tasks_not_followed);
+	if (skel->bss->nr_errnos_not_counted)
+		printed += fprintf(fp, " %llu errnos not counted: map full\n",
+				   (unsigned long long)skel->bss->nr_errnos_not_counted);
 out:
 	summary_groups__exit(&groups);
 	free(values);

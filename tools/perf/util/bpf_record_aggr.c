@@ -12,6 +12,12 @@
  * The BPF side timestamps with bpf_ktime_get_ns(), so the session uses
  * CLOCK_MONOTONIC (-k monotonic) for its events: the synthesized samples
  * then sort among the COMM, MMAP and EXIT events of their thread.
+ *
+ * With --switch-output the program counts into one of two sets of maps;
+ * at each switch bpf_record_aggr__switch() points it to the other set,
+ * waits until no program can still be using the old one, then drains the
+ * old set (batch lookup-and-delete) into the file being closed. Each file
+ * holds the counts of its interval, each sample is counted in one file.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -54,9 +62,22 @@
 				  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |	\
 				  PERF_SAMPLE_CALLCHAIN)
 
+struct record_aggr_entry {
+	struct record_aggr_key key;
+	struct record_aggr_value val;
+};
+
 static struct record_aggr_bpf *skel;
 static struct evsel *aggr_evsel;
 static unsigned int aggr_nr_entries;
+/* the set of maps the BPF program counts into */
+static enum record_aggr_set aggr_active_set = RECORD_AGGR_SET_MAIN;
+/* the program's counters when samples were last written, for the next report */
+static u64 aggr_stats_written[RECORD_AGGR_STAT_MAX];
+/* buffers for draining a counts map, allocated once: memory stays constant */
+static struct record_aggr_key *drain_keys;
+static struct record_aggr_value *drain_values;
+static struct record_aggr_entry *drain_entries;
 
 static const struct {
 	u64 bit;
@@ -251,7 +272,36 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 	return 0;
 }
 
-int bpf_record_aggr__attach(struct evlist *evlist)
+/*
+ * Before draining a set the program no longer counts into, wait until no
+ * program run can still be using it: the program runs under
+ * rcu_read_lock(), and MEMBARRIER_CMD_GLOBAL waits for an RCU grace period
+ * (synchronize_rcu()). Not available with nohz_full CPUs.
+ */
+static int record_aggr__wait_grace_period(void)
+{
+	return syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0);
+}
+
+static bool record_aggr__can_wait_grace_period(void)
+{
+	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0);
+
+	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL);
+}
+
+static int record_aggr__size_set(struct bpf_map *counts, struct bpf_map *stacks,
+				 unsigned int nr_entries)
+{
+	if (bpf_map__set_max_entries(counts, nr_entries) ||
+	    bpf_map__set_max_entries(stacks, nr_entries * RECORD_AGGR_STACKS_PER_KEY)) {
+		pr_err("--bpf-aggr: cannot size the BPF maps for %u entries\n", nr_entries);
+		return -1;
+	}
+	return 0;
+}
+
+int bpf_record_aggr__attach(struct evlist *evlist, bool switch_output)
 {
 	struct evsel *evsel = record_aggr__sampling_evsel(evlist);
 	int prog_fd, x, y, nr_fds = 0;
@@ -259,17 +309,31 @@ int bpf_record_aggr__attach(struct evlist *evlist)
 	if (!evsel || record_aggr__check_sample_type(evsel))
 		return -EINVAL;
 
+	if (switch_output && !record_aggr__can_wait_grace_period()) {
+		pr_err("--bpf-aggr with --switch-output needs membarrier(MEMBARRIER_CMD_GLOBAL), not available with nohz_full CPUs\n");
+		return -EINVAL;
+	}
+
+	drain_keys = calloc(aggr_nr_entries, sizeof(*drain_keys));
+	drain_values = calloc(aggr_nr_entries, sizeof(*drain_values));
+	drain_entries = calloc(aggr_nr_entries, sizeof(*drain_entries));
+	if (!drain_keys || !drain_values || !drain_entries) {
+		pr_err("--bpf-aggr: not enough memory to read %u map entries\n", aggr_nr_entries);
+		goto out_free;
+	}
+
 	skel = record_aggr_bpf__open();
 	if (!skel) {
 		pr_err("--bpf-aggr: failed to open the BPF skeleton\n");
-		return -1;
+		goto out_free;
 	}
-	if (bpf_map__set_max_entries(skel->maps.record_aggr_counts, aggr_nr_entries) ||
-	    bpf_map__set_max_entries(skel->maps.record_aggr_stacks,
-				     aggr_nr_entries * RECORD_AGGR_STACKS_PER_KEY)) {
-		pr_err("--bpf-aggr: cannot size the BPF maps for %u entries\n", aggr_nr_entries);
+	/* the second set of maps is only drained at --switch-output */
+	if (record_aggr__size_set(skel->maps.record_aggr_counts, skel->maps.record_aggr_stacks,
+				  aggr_nr_entries) ||
+	    record_aggr__size_set(skel->maps.record_aggr_counts_alt,
+				  skel->maps.record_aggr_stacks_alt,
+				  switch_output ? aggr_nr_entries : 1))
 		goto out_destroy;
-	}
 	skel->rodata->key_has_cpu = !!(evsel->core.attr.sample_type & PERF_SAMPLE_CPU);
 
 	set_max_rlimit();
@@ -302,6 +366,10 @@ int bpf_record_aggr__attach(struct evlist *evlist)
 out_destroy:
 	record_aggr_bpf__destroy(skel);
 	skel = NULL;
+out_free:
+	zfree(&drain_keys);
+	zfree(&drain_values);
+	zfree(&drain_entries);
 	return -1;
 }
 
@@ -309,8 +377,6 @@ out_destroy:
 struct record_aggr_write_stats {
 	/* samples written, one per key */
 	u64 nr_written;
-	/* keys whose value could not be read from the counts map */
-	u64 nr_keys_unread;
 	/* stacks missing from the stack map: samples written without them */
 	u64 nr_stacks_unread;
 	/* counted samples of keys without any stack, or not synthesized */
@@ -368,11 +434,6 @@ out:
 	return err;
 }
 
-struct record_aggr_entry {
-	struct record_aggr_key key;
-	struct record_aggr_value val;
-};
-
 static int record_aggr__cmp_time(const void *a, const void *b)
 {
 	const struct record_aggr_entry *ea = a, *eb = b;
@@ -382,43 +443,60 @@ static int record_aggr__cmp_time(const void *a, const void *b)
 	return ea->val.last_time_ns > eb->val.last_time_ns;
 }
 
-/* the map's entries sorted by time, NULL on error */
-static struct record_aggr_entry *record_aggr__read_entries(int counts_fd, size_t *nr,
-							   struct record_aggr_write_stats *ws)
+/*
+ * Move the entries of a counts map to drain_entries, sorted by time, with
+ * batch lookup-and-delete: the map is empty afterwards (unless an error is
+ * reported). Returns the number of entries.
+ */
+static size_t record_aggr__drain_entries(int counts_fd)
 {
-	struct record_aggr_entry *entries = calloc(aggr_nr_entries, sizeof(*entries));
-	struct record_aggr_key key, prev;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	u32 batch, count;
+	size_t nr = 0, i;
 	bool first = true;
 	int err = 0;
 
-	*nr = 0;
-	if (!entries) {
-		pr_err("--bpf-aggr: not enough memory to read the map\n");
-		return NULL;
-	}
-
-	while (*nr < aggr_nr_entries) {
-		err = bpf_map_get_next_key(counts_fd, first ? NULL : &prev, &key);
+	while (nr < aggr_nr_entries) {
+		count = aggr_nr_entries - nr;
+		err = bpf_map_lookup_and_delete_batch(counts_fd, first ? NULL : &batch, &batch,
+						      drain_keys + nr, drain_values + nr,
+						      &count, &opts);
+		/* count is set also with -ENOENT, for the last batch */
+		if (err && err != -ENOENT)
+			break;
+		nr += count;
+		first = false;
 		if (err)
 			break;
-		first = false;
-		prev = key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &entries[*nr].val)) {
-			ws->nr_keys_unread++;
-			continue;
-		}
-		entries[(*nr)++].key = key;
 	}
-	/* -ENOENT: no key after the last one */
+	/* -ENOENT: the map has no more entries */
 	if (err && err != -ENOENT)
 		pr_warning("--bpf-aggr: reading the map stopped after %zu stacks: %s\n",
-			   *nr, strerror(-err));
+			   nr, strerror(-err));
+
+	for (i = 0; i < nr; i++) {
+		drain_entries[i].key = drain_keys[i];
+		drain_entries[i].val = drain_values[i];
+	}
 	/*
 	 * In time order: readers queue events sorted by time, and inserting
 	 * thousands of samples far back in time one at a time is quadratic.
 	 */
-	qsort(entries, *nr, sizeof(*entries), record_aggr__cmp_time);
-	return entries;
+	qsort(drain_entries, nr, sizeof(*drain_entries), record_aggr__cmp_time);
+	return nr;
+}
+
+/* empty a stack map for the next interval: its stacks were written */
+static void record_aggr__clear_stacks(int stacks_fd)
+{
+	u32 id, next;
+	bool first = true;
+
+	while (!bpf_map_get_next_key(stacks_fd, first ? NULL : &id, &next)) {
+		bpf_map_delete_elem(stacks_fd, &next);
+		id = next;
+		first = false;
+	}
 }
 
 /*
@@ -505,14 +583,22 @@ static size_t record_aggr__synthesize(const struct record_aggr_entry *entry, int
 	return size;
 }
 
+/* what was counted since the last write, and what could not be written */
 static void record_aggr__report(const struct record_aggr_write_stats *ws)
 {
 	u64 stats[RECORD_AGGR_STAT_MAX];
 	u64 nr_not_aggregated;
+	int i;
 
 	if (record_aggr__read_stats(stats)) {
 		pr_warning("--bpf-aggr: cannot read the BPF program's counters: the number of samples not aggregated is unknown\n");
 		goto report_writes;
+	}
+	for (i = 0; i < RECORD_AGGR_STAT_MAX; i++) {
+		u64 total = stats[i];
+
+		stats[i] -= aggr_stats_written[i];
+		aggr_stats_written[i] = total;
 	}
 	if (!quiet) {
 		fprintf(stderr,
@@ -531,9 +617,6 @@ static void record_aggr__report(const struct record_aggr_write_stats *ws)
 			   (unsigned long long)stats[RECORD_AGGR_STAT_UPDATE_FAILED]);
 	}
 report_writes:
-	if (ws->nr_keys_unread)
-		pr_warning("--bpf-aggr: %llu stacks could not be read from the map: their samples are missing\n",
-			   (unsigned long long)ws->nr_keys_unread);
 	if (ws->nr_stacks_unread)
 		pr_warning("--bpf-aggr: %llu stacks were missing from the stack map: their samples were written without them\n",
 			   (unsigned long long)ws->nr_stacks_unread);
@@ -543,25 +626,29 @@ report_writes:
 }
 
 /*
- * Write one sample per key of the map: the sum of the periods and the time
- * of the last sample counted. Returns the number of bytes written.
+ * Write one sample per key of a set of maps: the sum of the periods and the
+ * time of the last sample counted, and empty the set. Returns the number of
+ * bytes written.
  */
-u64 bpf_record_aggr__write(struct perf_session *session)
+static u64 record_aggr__write_set(struct perf_session *session, enum record_aggr_set set)
 {
 	struct record_aggr_write_stats ws = { 0 };
-	struct perf_event_attr *attr;
-	struct record_aggr_entry *entries = NULL;
+	struct perf_event_attr *attr = &aggr_evsel->core.attr;
 	struct ip_callchain *callchain;
 	union perf_event *event = NULL;
 	struct perf_sample max_sample = { 0 };
-	int stacks_fd;
+	struct bpf_map *counts, *stacks;
 	size_t nr_entries, n;
 	u64 bytes = 0;
 
-	if (!skel || !aggr_evsel)
-		return 0;
+	if (set == RECORD_AGGR_SET_ALT) {
+		counts = skel->maps.record_aggr_counts_alt;
+		stacks = skel->maps.record_aggr_stacks_alt;
+	} else {
+		counts = skel->maps.record_aggr_counts;
+		stacks = skel->maps.record_aggr_stacks;
+	}
 
-	attr = &aggr_evsel->core.attr;
 	callchain = zalloc(sizeof(*callchain) + RECORD_AGGR_CALLCHAIN_MAX * sizeof(u64));
 	if (callchain) {
 		/* the largest sample: full kernel and user stacks */
@@ -575,18 +662,13 @@ u64 bpf_record_aggr__write(struct perf_session *session)
 		goto out;
 	}
 
-	stacks_fd = bpf_map__fd(skel->maps.record_aggr_stacks);
-	entries = record_aggr__read_entries(bpf_map__fd(skel->maps.record_aggr_counts),
-					    &nr_entries, &ws);
-	if (!entries)
-		goto out;
-
+	nr_entries = record_aggr__drain_entries(bpf_map__fd(counts));
 	for (n = 0; n < nr_entries; n++) {
-		size_t size = record_aggr__synthesize(&entries[n], stacks_fd, event,
-						      callchain, &ws);
+		size_t size = record_aggr__synthesize(&drain_entries[n], bpf_map__fd(stacks),
+						      event, callchain, &ws);
 
 		if (!size) {
-			ws.nr_samples_unwritten += entries[n].val.nr_samples;
+			ws.nr_samples_unwritten += drain_entries[n].val.nr_samples;
 			continue;
 		}
 		if (perf_data_file__write(&session->data->file, event, size) < 0) {
@@ -596,12 +678,43 @@ u64 bpf_record_aggr__write(struct perf_session *session)
 		bytes += size;
 		ws.nr_written++;
 	}
+	record_aggr__clear_stacks(bpf_map__fd(stacks));
 	record_aggr__report(&ws);
 out:
-	free(entries);
 	free(event);
 	free(callchain);
 	return bytes;
+}
+
+/* at the end of the session, the events disabled: write what is counted */
+u64 bpf_record_aggr__write(struct perf_session *session)
+{
+	if (!skel || !aggr_evsel)
+		return 0;
+	return record_aggr__write_set(session, aggr_active_set);
+}
+
+/*
+ * At --switch-output, the events still counting: write the counts of the
+ * interval into the file being closed. The program moves to the other set
+ * of maps first, and the grace period ensures no run of it still adds to
+ * the set being drained, so each sample is written exactly once.
+ */
+u64 bpf_record_aggr__switch(struct perf_session *session)
+{
+	enum record_aggr_set drained = aggr_active_set;
+
+	if (!skel || !aggr_evsel)
+		return 0;
+
+	aggr_active_set = drained == RECORD_AGGR_SET_MAIN ? RECORD_AGGR_SET_ALT :
+							    RECORD_AGGR_SET_MAIN;
+	skel->bss->active_set = aggr_active_set;
+	if (record_aggr__wait_grace_period()) {
+		pr_err("--bpf-aggr: membarrier failed, cannot write the counts at --switch-output: %m\n");
+		return 0;
+	}
+	return record_aggr__write_set(session, drained);
 }
 
 void bpf_record_aggr__cleanup(void)
@@ -609,4 +722,7 @@ void bpf_record_aggr__cleanup(void)
 	record_aggr_bpf__destroy(skel);
 	skel = NULL;
 	aggr_evsel = NULL;
+	zfree(&drain_keys);
+	zfree(&drain_values);
+	zfree(&drain_entries);
 }

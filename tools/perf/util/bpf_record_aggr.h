@@ -15,8 +15,9 @@ struct record_opts;
 #ifdef HAVE_BPF_SKEL
 int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 			     const char *nr_entries_str);
-int bpf_record_aggr__attach(struct evlist *evlist);
+int bpf_record_aggr__attach(struct evlist *evlist, bool switch_output);
 u64 bpf_record_aggr__write(struct perf_session *session);
+u64 bpf_record_aggr__switch(struct perf_session *session);
 void bpf_record_aggr__cleanup(void);
 #else
 static inline int bpf_record_aggr__prepare(struct evlist *evlist __maybe_unused,
@@ -26,12 +27,18 @@ static inline int bpf_record_aggr__prepare(struct evlist *evlist __maybe_unused,
 	return -1;
 }
 
-static inline int bpf_record_aggr__attach(struct evlist *evlist __maybe_unused)
+static inline int bpf_record_aggr__attach(struct evlist *evlist __maybe_unused,
+					  bool switch_output __maybe_unused)
 {
 	return -1;
 }
 
 static inline u64 bpf_record_aggr__write(struct perf_session *session __maybe_unused)
+{
+	return 0;
+}
+
+static inline u64 bpf_record_aggr__switch(struct perf_session *session __maybe_unused)
 {
 	return 0;
 }

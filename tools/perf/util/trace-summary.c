@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/compiler.h>
+#include <linux/err.h>
 #include <linux/time64.h>
 #include <linux/zalloc.h>
 #include <subcmd/parse-options.h>
@@ -72,6 +73,24 @@ struct syscall_stats *syscall_stats__findnew(struct intlist *list, int key)
 	return stats;
 }
 
+int syscall_stats__add_errno(struct syscall_stats *stats, int err, u32 count)
+{
+	if (err <= 0 || err > MAX_ERRNO)
+		return -EINVAL;
+
+	if (err > stats->max_errno) {
+		u32 *errnos = realloc(stats->errnos, err * sizeof(u32));
+
+		if (!errnos)
+			return -ENOMEM;
+		memset(errnos + stats->max_errno, 0, (err - stats->max_errno) * sizeof(u32));
+		stats->errnos = errnos;
+		stats->max_errno = err;
+	}
+	stats->errnos[err - 1] += count;
+	return 0;
+}
+
 /* Chan et al.: combine two sets of (n, mean, M2) */
 static void stats__merge(struct stats *dst, const struct stats *src)
 {
@@ -106,18 +125,11 @@ int syscall_stats__merge(struct intlist *dst, struct intlist *src)
 		stats__merge(&to->stats, &from->stats);
 		to->nr_failures += from->nr_failures;
 
-		if (from->max_errno > to->max_errno) {
-			u32 *errnos = realloc(to->errnos, from->max_errno * sizeof(u32));
-
-			if (!errnos)
+		for (int e = from->max_errno; e > 0; e--) {
+			if (from->errnos[e - 1] &&
+			    syscall_stats__add_errno(to, e, from->errnos[e - 1]))
 				return -ENOMEM;
-			memset(errnos + to->max_errno, 0,
-			       (from->max_errno - to->max_errno) * sizeof(u32));
-			to->errnos = errnos;
-			to->max_errno = from->max_errno;
 		}
-		for (int e = 0; e < from->max_errno; e++)
-			to->errnos[e] += from->errnos[e];
 	}
 	return 0;
 }
@@ -253,9 +265,14 @@ static int syscall_summary_group__cmp(const void *va, const void *vb)
 
 size_t syscall_summary__fprintf(struct syscall_summary_group *groups, int nr,
 				unsigned long nr_events, struct syscalltbl *sctbl,
-				struct perf_env *errno_env, FILE *fp)
+				struct perf_env *errno_env, const char *collected_in, FILE *fp)
 {
-	size_t printed = fprintf(fp, "\n Summary of events:\n\n");
+	size_t printed = fprintf(fp, "\n Summary of events");
+
+	/* the same format both ways: only -v says which one collected it */
+	if (verbose > 0)
+		printed += fprintf(fp, " (collected in %s)", collected_in);
+	printed += fprintf(fp, ":\n\n");
 
 	for (int i = 0; i < nr; i++)
 		groups[i].total_msec = syscall_stats__total_msec(groups[i].stats);

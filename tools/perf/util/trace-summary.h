@@ -32,6 +32,8 @@ struct syscall_stats {
 #define SYSCALL_STATS__COMPAT	0x100000
 
 struct syscall_stats *syscall_stats__findnew(struct intlist *list, int key);
+/* Adds @count failures with errno @err (positive) to errnos[] */
+int syscall_stats__add_errno(struct syscall_stats *stats, int err, u32 count);
 int syscall_stats__merge(struct intlist *dst, struct intlist *src);
 double syscall_stats__total_msec(struct intlist *list);
 void syscall_stats__delete(struct intlist *list);
@@ -55,26 +57,46 @@ struct syscall_summary_group {
 /*
  * Prints the whole summary, the groups ordered by total syscall time,
  * descending.  The share of each group in @nr_events is printed unless
- * @nr_events is 0.  With @errno_env, errnos are printed too.
+ * @nr_events is 0.  With @errno_env, errnos are printed too.  With -v the
+ * header says where the statistics were collected (@collected_in).
  */
 size_t syscall_summary__fprintf(struct syscall_summary_group *groups, int nr,
 				unsigned long nr_events, struct syscalltbl *sctbl,
-				struct perf_env *errno_env, FILE *fp);
+				struct perf_env *errno_env, const char *collected_in, FILE *fp);
 
 /* --bpf-summary: the statistics are collected by BPF programs */
 struct trace_summary_bpf_target {
 	enum trace_summary_mode	mode;
 	struct target		*target;
 	struct cgroup		*cgroup;	/* --cgroup */
-	pid_t			workload_pid;	/* -1 if none */
+	bool			workload;	/* its pid is given to __prepare() */
+	bool			quiet;		/* the caller says why if __load() fails */
+	bool			errno_summary;	/* count the errnos of failed calls */
+	bool			no_inherit;	/* --no-inherit: not the children */
+	int			nr_filter_pids;	/* --filter-pids */
+	/* -e: only these syscalls (sorted ids of the native table), or all but them */
+	const int		*syscall_ids;
+	int			nr_syscall_ids;
+	bool			not_syscall_ids;
 };
 
+/*
+ * --bpf-summary: __load() the BPF objects when the options are known, so
+ * that a failure can fall back to the user-space summary before the events
+ * are set up; __prepare() once the workload is forked, before the pids are
+ * excluded; __start() when counting starts.
+ */
 #ifdef HAVE_BPF_SKEL
 int trace_summary_bpf__check(void);
-int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt);
+/* Why the BPF summary cannot be collected here, NULL if it can */
+const char *trace_summary_bpf__missing(void);
+int trace_summary_bpf__load(const struct trace_summary_bpf_target *tgt);
+int trace_summary_bpf__prepare(pid_t workload_pid);
+int trace_summary_bpf__exclude_pids(size_t nr, const pid_t *pids);
 int trace_summary_bpf__start(void);
 void trace_summary_bpf__stop(void);
-size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, FILE *fp);
+size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl, struct perf_env *errno_env,
+				  FILE *fp);
 void trace_summary_bpf__cleanup(void);
 #else
 static inline int trace_summary_bpf__check(void)
@@ -83,9 +105,25 @@ static inline int trace_summary_bpf__check(void)
 	return -1;
 }
 
-static inline int trace_summary_bpf__prepare(struct trace_summary_bpf_target *tgt __maybe_unused)
+static inline const char *trace_summary_bpf__missing(void)
+{
+	return "perf was built without BPF skeletons (BUILD_BPF_SKEL=1)";
+}
+
+static inline int trace_summary_bpf__load(const struct trace_summary_bpf_target *tgt __maybe_unused)
 {
 	return -1;
+}
+
+static inline int trace_summary_bpf__prepare(pid_t workload_pid __maybe_unused)
+{
+	return -1;
+}
+
+static inline int trace_summary_bpf__exclude_pids(size_t nr __maybe_unused,
+						  const pid_t *pids __maybe_unused)
+{
+	return 0;
 }
 
 static inline int trace_summary_bpf__start(void)
@@ -96,6 +134,7 @@ static inline int trace_summary_bpf__start(void)
 static inline void trace_summary_bpf__stop(void) {}
 
 static inline size_t trace_summary_bpf__fprintf(struct syscalltbl *sctbl __maybe_unused,
+						struct perf_env *errno_env __maybe_unused,
 						FILE *fp __maybe_unused)
 {
 	return 0;

@@ -8,36 +8,22 @@
 # are summed in the samples written at the end, which have a fake time
 # above 2^64 - 2^32 ns (18446744069 s).
 
-err=0
-perfdata=$(mktemp /tmp/__perf_test.perf.data.XXXXX)
-script_out=$(mktemp /tmp/__perf_test.script.XXXXX)
+# err, tmpdir and target belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
 
-cleanup() {
-  rm -rf "${perfdata}" "${perfdata}".old "${script_out}"
-  trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-  cleanup
-  exit 1
-}
-trap trap_cleanup EXIT TERM INT
+if bpf_skel_missing --off-cpu; then
+  exit 2
+fi
+check_setup offcpu_dump
+perfdata="${tmpdir}/perf.data"
+script_out="${tmpdir}/script"
 
 # fake time of the samples written at the end, in seconds
 end_time=18446744069
-
-check_priv() {
-  if [ "$(id -u)" != 0 ]
-  then
-    echo "off-cpu dump test [Skipped: needs root]"
-    exit 2
-  fi
-  if perf version --build-options 2>&1 | grep HAVE_BPF_SKEL | grep -q OFF
-  then
-    echo "off-cpu dump test [Skipped: perf built without BPF skeletons]"
-    exit 2
-  fi
-}
 
 # print "direct|end pid time_ns period_ns" per offcpu-time sample
 offcpu_samples() {
@@ -223,16 +209,18 @@ test_start() {
 test_targets() {
   echo "Off-cpu targets test"
 
-  # perf record -p ends when the process exits
-  perf test -w sleeper 300 6 > /dev/null 2>&1 &
-  pid=$!
-  sleep 0.1
-  if ! perf record --off-cpu --off-cpu-thresh=200 -e dummy -p "${pid}" \
-       -o "${perfdata}" > /dev/null 2>&1
+  # perf record -p ends when the process exits; the process sleeps only
+  # once the BPF programs are attached
+  start_stopped sleeper 300 6 || return
+  pid=${target}
+  perf record --off-cpu --off-cpu-thresh=200 -e dummy -p "${pid}" \
+       -o "${perfdata}" > /dev/null 2>&1 &
+  rec=$!
+  wait_bpf_links "${rec}" 2
+  kill -CONT "${pid}"
+  if ! wait "${rec}"
   then
     echo "Off-cpu targets test [Failed record -p]"
-    kill "${pid}" 2> /dev/null
-    wait "${pid}"
     err=1
     return
   fi
@@ -324,7 +312,6 @@ test_unprivileged() {
   echo "Off-cpu unprivileged test [Success]"
 }
 
-check_priv
 test_thresh
 test_total
 test_order
@@ -334,5 +321,4 @@ test_bad_thresh
 test_open_failure
 test_unprivileged
 
-cleanup
-exit $err
+check_exit

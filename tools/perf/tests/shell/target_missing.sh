@@ -5,15 +5,12 @@
 # or -C that is not there, instead of a message that names none of them
 # or a session that counts nothing.
 
-err=0
-out=$(mktemp /tmp/__perf_test.target_missing.XXXXX)
-
-cleanup() {
-	rm -f "${out}" "${out}.data"
-	trap - EXIT TERM INT
-}
-trap 'cleanup; exit 1' TERM INT
-trap cleanup EXIT
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup target_missing
+out="${tmpdir}/out"
 
 # a pid no task has, and a CPU that is not online
 nopid=$(($(cat /proc/sys/kernel/pid_max) - 1))
@@ -53,5 +50,4 @@ if ! perf stat -e task-clock -p 1,$$ -- true > "${out}" 2>&1; then
 	err=1
 fi
 
-cleanup
-exit ${err}
+check_exit

@@ -46,8 +46,35 @@ check_order "${out}" "total mode"
 echo "Errors counted, and the user-space summary agrees"
 perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- perf test -w syscall_fail 70
 expect "${out}" '^ total' flock "70 70" "bpf errors"
-perf trace -s --summary-mode=total -o "${out}" -- perf test -w syscall_fail 70
+perf trace -s --no-bpf-summary --summary-mode=total -o "${out}" -- perf test -w syscall_fail 70
 expect "${out}" '^ total' flock "70 70" "user-space errors"
+
+echo "Errnos counted in BPF, as in user space"
+for mode in thread total; do
+	perf trace -s --bpf-summary --errno-summary --summary-mode=${mode} -o "${out}" -- \
+		perf test -w syscall_fail 70
+	bpf_ebadf=$(awk '$1 == "flock" && $2 == 70 && $3 == 70 { getline; print }' "${out}")
+	if [ "$(echo ${bpf_ebadf})" != "EBADF: 70" ]; then
+		echo "--bpf-summary --errno-summary (${mode}): expected 'EBADF: 70' under flock"
+		cat "${out}"
+		err=1
+	fi
+	perf trace -s --no-bpf-summary --errno-summary --summary-mode=${mode} -o "${out}" -- \
+		perf test -w syscall_fail 70
+	user_ebadf=$(awk '$1 == "flock" && $2 == 70 && $3 == 70 { getline; print }' "${out}")
+	if [ "${bpf_ebadf}" != "${user_ebadf}" ]; then
+		echo "--errno-summary (${mode}): BPF '${bpf_ebadf}', user space '${user_ebadf}'"
+		err=1
+	fi
+done
+# without -s: --errno-summary implies it
+perf trace --errno-summary --bpf-summary --summary-mode=total -o "${out}" -- \
+	perf test -w syscall_fail 7
+if ! grep -Eq "^[[:space:]]+EBADF: 7$" "${out}"; then
+	echo "--errno-summary --bpf-summary without -s: no 'EBADF: 7'"
+	cat "${out}"
+	err=1
+fi
 
 echo "Min, avg and max merged across CPUs"
 perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- perf test -w sleeper 20 4 30 1
@@ -89,6 +116,40 @@ if [ "$(grep -c 'getppid()' "${out}")" != 10 ]; then
 fi
 expect "${out}" '^ total' getppid "10 0" "-S"
 
+echo "Only the syscalls of -e"
+perf trace -s --bpf-summary -e getppid,flock --summary-mode=total -o "${out}" -- \
+	perf test -w getppid_loop 30
+expect "${out}" '^ total' getppid "30 0" "-e getppid,flock"
+if [ "$(grep -c '^   [a-z]' "${out}")" != 2 ]; then
+	echo "-e getppid,flock: other syscalls than getppid were printed"
+	cat "${out}"
+	err=1
+fi
+perf trace -s --bpf-summary -e '!getppid' --summary-mode=total -o "${out}" -- \
+	perf test -w getppid_loop 30
+expect "${out}" '^ total' getppid "" "-e !getppid"
+if [ "$(grep -c '^   [a-z]' "${out}")" -lt 3 ]; then
+	echo "-e !getppid: the other syscalls were not printed"
+	cat "${out}"
+	err=1
+fi
+
+echo "--no-inherit: not the children of the workload"
+perf trace -s --bpf-summary --no-inherit --summary-mode=total -o "${out}" -- \
+	sh -c "perf test -w syscall_fail 30; true"
+expect "${out}" '^ total' flock "" "--no-inherit"
+expect "${out}" '^ total' vfork "1 0" "--no-inherit, the shell"
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- \
+	sh -c "perf test -w syscall_fail 30; true"
+expect "${out}" '^ total' flock "30 30" "inherit"
+
+echo "-D: only the calls started after the delay"
+# perf starts in about 0.1s: the first sleep is under way when counting
+# starts at 0.4s, the second not
+perf trace -s --bpf-summary -D 400 --summary-mode=total -o "${out}" -- \
+	perf test -w sleeper 1000 2
+expect "${out}" '^ total' clock_nanosleep "1 0" "-D 100"
+
 echo "Nothing lost"
 perf trace -s --bpf-summary -o "${out}" -- perf test -w getppid_loop 200000
 expect "${out}" '^ perf \(' getppid "200000 0" "many calls"
@@ -99,8 +160,8 @@ if grep -q LOST "${out}"; then
 fi
 
 echo "Bad usage"
-for args in "--bpf-summary" "-s --bpf-summary -i /dev/null" \
-	    "-s --bpf-summary --errno-summary" "-s --bpf-summary -e getppid"; do
+for args in "--bpf-summary" "-s --bpf-summary -i /dev/null" "-s --bpf-summary -u root" \
+	    "-s --bpf-summary -F all" "-s --bpf-summary --sched"; do
 	if perf trace ${args} -o /dev/null true 2> "${out}"; then
 		echo "'perf trace ${args}' did not fail"
 		err=1

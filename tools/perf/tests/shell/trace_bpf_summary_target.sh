@@ -93,6 +93,28 @@ perf trace -a -s --bpf-summary -o "${out}" -- \
 	sh -c "echo \$\$ > ${pidfile}; exec perf test -w syscall_fail 80"
 expect "${out}" "^ perf \\($(cat "${pidfile}")\\)" flock "80 80" "-a"
 
+echo "-a --filter-pids: not those processes, and never perf itself"
+start_stopped getppid_loop 300
+excluded=${target}
+start_stopped getppid_loop 200
+# the workload lets both run once perf counts, and waits for them
+(echo "${BASHPID}" > "${pidfile}"
+ exec perf trace -a -s --bpf-summary --filter-pids "${excluded}" -o "${out}" -- \
+	sh -c "kill -CONT ${excluded} ${target}; tail --pid=${excluded} -f /dev/null;
+	       tail --pid=${target} -f /dev/null")
+if ! wait "${excluded}"; then
+	echo "--filter-pids: the excluded workload did not run"
+	err=1
+fi
+wait "${target}"
+expect "${out}" "^ perf \\(${target}\\)" getppid "200 0" "--filter-pids"
+expect "${out}" "^ perf \\(${excluded}\\)" getppid "" "--filter-pids, excluded"
+if grep -q "^ perf ($(cat "${pidfile}"))" "${out}"; then
+	echo "-a: perf trace counted its own syscalls"
+	cat "${out}"
+	err=1
+fi
+
 echo "-C: only what runs on that CPU"
 if [ "$(nproc)" -ge 2 ]; then
 	# taskset execs the workload: its pid is the workload's

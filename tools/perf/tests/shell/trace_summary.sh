@@ -23,7 +23,7 @@ shelldir=$(dirname "$0")
 # shellcheck source=lib/trace_summary.sh
 . "${shelldir}"/lib/trace_summary.sh
 
-if ! perf trace -s -o /dev/null true 2>/dev/null; then
+if ! perf trace -s --no-bpf-summary -o /dev/null true 2>/dev/null; then
 	echo "Skip: perf trace does not work here (no tracefs or not allowed)"
 	cleanup
 	exit 2
@@ -33,7 +33,7 @@ echo "Thread mode"
 # The user-space summary sometimes misses the events of a short-lived
 # thread (also without this series), so give it three tries
 for _ in 1 2 3; do
-	perf trace -s -o "${out}" -- perf test -w getppid_loop 300 200
+	perf trace -s --no-bpf-summary -o "${out}" -- perf test -w getppid_loop 300 200
 	[ "$(syscall_stat "${out}" '^ getppid-2 \(' getppid)" = "200 0" ] && break
 done
 expect "${out}" '^ perf \(' getppid "300 0" "thread mode"
@@ -43,22 +43,23 @@ check_single_calls "${out}" "thread mode"
 
 echo "Total mode"
 for _ in 1 2 3; do
-	perf trace -s --summary-mode=total -o "${out}" -- perf test -w getppid_loop 300 200
+	perf trace -s --no-bpf-summary --summary-mode=total -o "${out}" -- \
+		perf test -w getppid_loop 300 200
 	[ "$(syscall_stat "${out}" '^ total' getppid)" = "500 0" ] && break
 done
 expect "${out}" '^ total, [0-9]+ events$' getppid "500 0" "total mode"
 check_order "${out}" "total mode"
 
 echo "Errors"
-perf trace -s --summary-mode=total -o "${out}" -- perf test -w syscall_fail 50
+perf trace -s --no-bpf-summary --summary-mode=total -o "${out}" -- perf test -w syscall_fail 50
 expect "${out}" '^ total' flock "50 50" "errors"
 
 echo "Bad mode"
-if perf trace -s --summary-mode=bogus -o /dev/null true 2>/dev/null; then
+if perf trace -s --no-bpf-summary --summary-mode=bogus -o /dev/null true 2>/dev/null; then
 	echo "--summary-mode=bogus was accepted"
 	err=1
 fi
-if perf trace -s --summary-mode=cgroup -o /dev/null true 2>/dev/null; then
+if perf trace -s --no-bpf-summary --summary-mode=cgroup -o /dev/null true 2>/dev/null; then
 	echo "--summary-mode=cgroup was accepted without --bpf-summary"
 	err=1
 fi

@@ -5,12 +5,16 @@
 # The shell tests of the BPF features compare perf's output with what these
 # workloads did, so first check the workloads against syscall tracepoints.
 
-err=0
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
 
 if ! perf list tracepoint 2>/dev/null | grep -q 'syscalls:sys_enter_getppid'; then
 	echo "Skip: no syscalls:* tracepoints (tracefs not mounted or no root)"
 	exit 2
 fi
+check_setup workload_counts
 
 # count EVENT WORKLOAD ARGS...: the event's count from perf stat -x,
 count()
@@ -18,20 +22,8 @@ count()
 	local event=$1
 
 	shift
-	perf stat -x, -e "$event" -- perf test -w "$@" 2>&1 >/dev/null |
-		awk -F, -v e="$event" '$3 == e { print $1 }'
-}
-
-expect()
-{
-	local what=$1 want=$2 got=$3
-
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: $what: expected $want, got '$got'"
-		err=1
-	else
-		echo "ok: $what = $got"
-	fi
+	perf stat -x, -o "${tmpdir}/stat" -e "$event" -- perf test -w "$@" >/dev/null 2>&1
+	stat_count "${tmpdir}/stat" "$event"
 }
 
 expect "getppid_loop 12345 calls" 12345 "$(count syscalls:sys_enter_getppid getppid_loop 12345)"
@@ -40,9 +32,9 @@ expect "getppid_loop 1000 700, both threads" 1700 \
 expect "syscall_fail 321 flock calls" 321 "$(count syscalls:sys_enter_flock syscall_fail 321)"
 
 # every one of them fails with EBADF (-9)
-fails=$(perf stat -x, -e syscalls:sys_exit_flock --filter 'ret == -9' -- \
-	perf test -w syscall_fail 321 2>&1 >/dev/null |
-	awk -F, '$3 == "syscalls:sys_exit_flock" { print $1 }')
+perf stat -x, -o "${tmpdir}/stat" -e syscalls:sys_exit_flock --filter 'ret == -9' -- \
+	perf test -w syscall_fail 321 >/dev/null 2>&1
+fails=$(stat_count "${tmpdir}/stat" syscalls:sys_exit_flock)
 expect "syscall_fail 321 calls failing with EBADF" 321 "$fails"
 
 expect "sleeper 20 3 5 4 sleeps" 7 "$(count syscalls:sys_enter_clock_nanosleep sleeper 20 3 5 4)"
@@ -68,4 +60,4 @@ if perf test -w sleeper -5 1 2>/dev/null; then
 	err=1
 fi
 
-exit $err
+check_exit

@@ -12,6 +12,14 @@
  * update failing otherwise) the program returns 1 and the sample is written
  * to the ring buffer as usual, so that nothing is lost; the stats array says
  * how often that happened and why.
+ *
+ * With --switch-output there are two sets of maps: the program counts into
+ * the set named by active_set while user space drains the other one into
+ * the file being closed. Counting in place (an atomic add to a value found
+ * by lookup) races with a delete of the same key, so user space never
+ * deletes from the set the program may be using: it flips active_set and
+ * waits for an RCU grace period (the program runs under rcu_read_lock())
+ * before draining.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -42,6 +50,21 @@ struct {
 	__uint(max_entries, 1);	/* resized by user space */
 } record_aggr_counts SEC(".maps");
 
+/* the second set of maps, used with --switch-output only */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, RECORD_AGGR_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1);	/* resized by user space */
+} record_aggr_stacks_alt SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(struct record_aggr_key));
+	__uint(value_size, sizeof(struct record_aggr_value));
+	__uint(max_entries, 1);	/* resized by user space */
+} record_aggr_counts_alt SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(key_size, sizeof(__u32));
@@ -52,6 +75,9 @@ struct {
 /* the event samples PERF_SAMPLE_CPU: keep the CPU in the key */
 const volatile bool key_has_cpu;
 
+/* RECORD_AGGR_SET_MAIN or RECORD_AGGR_SET_ALT: the maps to count into */
+__u32 active_set = RECORD_AGGR_SET_MAIN;
+
 static void record_aggr_stat_inc(__u32 stat)
 {
 	/* cannot fail: stat < RECORD_AGGR_STAT_MAX, the array's size */
@@ -61,8 +87,9 @@ static void record_aggr_stat_inc(__u32 stat)
 		*count += 1;
 }
 
-SEC("perf_event")
-int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
+/* count one sample into the counts and stacks maps of one set */
+static __always_inline int record_aggr_count(struct bpf_perf_event_data___record_aggr *ctx,
+					     void *counts, void *stacks)
 {
 	struct record_aggr_key key = {};
 	struct record_aggr_value *val;
@@ -77,11 +104,11 @@ int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 		key.cpu = bpf_get_smp_processor_id();
 
 	/* no kernel stack when the sample hit user mode: -EFAULT */
-	key.kernel_stack_id = bpf_get_stackid(ctx, &record_aggr_stacks, 0);
+	key.kernel_stack_id = bpf_get_stackid(ctx, stacks, 0);
 	if (key.kernel_stack_id == -EFAULT)
 		key.kernel_stack_id = RECORD_AGGR_NO_STACK;
 	/* kernel threads have no user stack either */
-	key.user_stack_id = bpf_get_stackid(ctx, &record_aggr_stacks, BPF_F_USER_STACK);
+	key.user_stack_id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
 	if (key.user_stack_id == -EFAULT)
 		key.user_stack_id = RECORD_AGGR_NO_STACK;
 
@@ -91,7 +118,7 @@ int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 		return 1;
 	}
 
-	val = bpf_map_lookup_elem(&record_aggr_counts, &key);
+	val = bpf_map_lookup_elem(counts, &key);
 	if (!val) {
 		struct record_aggr_value init = {
 			.period		= period,
@@ -99,12 +126,12 @@ int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 			.last_time_ns	= now,
 		};
 
-		err = bpf_map_update_elem(&record_aggr_counts, &key, &init, BPF_NOEXIST);
+		err = bpf_map_update_elem(counts, &key, &init, BPF_NOEXIST);
 		if (!err)
 			goto counted;
 		/* -EEXIST: another CPU added the key meanwhile */
 		if (err == -EEXIST)
-			val = bpf_map_lookup_elem(&record_aggr_counts, &key);
+			val = bpf_map_lookup_elem(counts, &key);
 		if (!val) {
 			record_aggr_stat_inc(err == -E2BIG ? RECORD_AGGR_STAT_MAP_FULL :
 					     RECORD_AGGR_STAT_UPDATE_FAILED);
@@ -117,6 +144,15 @@ int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 counted:
 	record_aggr_stat_inc(RECORD_AGGR_STAT_AGGREGATED);
 	return 0;
+}
+
+SEC("perf_event")
+int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
+{
+	/* a global, not rodata: read at each run, user space flips it */
+	if (active_set == RECORD_AGGR_SET_ALT)
+		return record_aggr_count(ctx, &record_aggr_counts_alt, &record_aggr_stacks_alt);
+	return record_aggr_count(ctx, &record_aggr_counts, &record_aggr_stacks);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -22,6 +22,16 @@
 #define RECORD_AGGR_MAX_STACKS		(1U << 31)
 #define RECORD_AGGR_MAX_KEYS		(RECORD_AGGR_MAX_STACKS / RECORD_AGGR_STACKS_PER_KEY)
 
+/*
+ * The two sets of maps: the program counts into the one active_set names,
+ * with --switch-output user space drains the other one.
+ */
+enum record_aggr_set {
+	RECORD_AGGR_SET_MAIN,	/* record_aggr_counts, record_aggr_stacks */
+	RECORD_AGGR_SET_ALT,	/* record_aggr_counts_alt, record_aggr_stacks_alt */
+	RECORD_AGGR_NR_SETS,
+};
+
 /* one key per distinct sampled stack of a thread */
 struct record_aggr_key {
 	__u32 pid;

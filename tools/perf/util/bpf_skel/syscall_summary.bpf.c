@@ -36,6 +36,14 @@ struct {
 	__uint(max_entries, 1);
 } task_filter SEC(".maps");
 
+/* processes not to count: --filter-pids, and perf itself when tracing all */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, bool);
+	__uint(max_entries, 1);
+} pids_excluded SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
@@ -66,6 +74,14 @@ struct {
 	__uint(max_entries, 1);
 } syscall_stats_total SEC(".maps");
 
+/* --errno-summary: failures per key and errno, touched only by failed calls */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__type(key, struct syscall_summary_errno_key);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} syscall_errnos SEC(".maps");
+
 /* thread mode: the latest command name of each counted thread */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -79,11 +95,14 @@ const volatile int task_filter_type = SYSCALL_SUMMARY_TASKS_ALL;
 const volatile bool has_cpu_filter;
 const volatile bool has_cgroup_filter;
 const volatile bool uses_cgroup_v1;
+const volatile bool count_errnos;
 
 /* Calls that could not be counted because a map was full, or nr too big */
 __u64 nr_not_counted;
 /* Children of counted processes that could not be added to task_filter */
 __u64 nr_tasks_not_followed;
+/* Failures whose errno could not be counted because syscall_errnos was full */
+__u64 nr_errnos_not_counted;
 
 #if defined(__TARGET_ARCH_x86)
 #define TS_COMPAT	0x0002	/* x86: 32-bit syscall active */
@@ -154,7 +173,10 @@ static bool cgroup_selected(struct task_struct *task)
 /* A task keeps its tgid and tid: checked once, when its storage is created */
 static bool task_selected(struct task_struct *task)
 {
-	__u32 id;
+	__u32 id = task->tgid;
+
+	if (bpf_map_lookup_elem(&pids_excluded, &id))
+		return false;
 
 	if (task_filter_type == SYSCALL_SUMMARY_TASKS_ALL)
 		return true;
@@ -215,6 +237,26 @@ static void update_value(struct syscall_summary_value *val, __u64 duration, long
 	add_square(val, duration);
 }
 
+static void count_errno(const struct syscall_summary_key *call, long ret)
+{
+	struct syscall_summary_errno_key key = {
+		.call = *call,
+		.err = -ret,
+	};
+	__u64 *count, zero = 0;
+
+	count = bpf_map_lookup_elem(&syscall_errnos, &key);
+	if (!count) {
+		bpf_map_update_elem(&syscall_errnos, &key, &zero, BPF_NOEXIST);
+		count = bpf_map_lookup_elem(&syscall_errnos, &key);
+	}
+	if (!count) {
+		__sync_fetch_and_add(&nr_errnos_not_counted, 1);
+		return;
+	}
+	(*count)++;
+}
+
 static void count_syscall(struct task_struct *task, struct syscall_start *start,
 			  __u64 duration, long ret)
 {
@@ -255,6 +297,8 @@ update:
 		return;
 	}
 	update_value(val, duration, ret);
+	if (count_errnos && ret < 0)
+		count_errno(&key, ret);
 }
 
 SEC("tp_btf/sys_exit")

@@ -48,4 +48,11 @@ struct syscall_summary_value {
 	__u64 squares_hi;
 };
 
+/* --errno-summary: per-CPU count of the failures of one key with one errno */
+struct syscall_summary_errno_key {
+	struct syscall_summary_key call;
+	__u32 err;	/* the positive errno */
+	__u32 pad;
+};
+
 #endif /* __PERF_BPF_SKEL_SYSCALL_SUMMARY_H */

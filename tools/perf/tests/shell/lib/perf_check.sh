@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the shell tests that compare perf's counts with what a
+# workload of tests/workloads did:
+#
+#   check_setup NAME	a scratch directory in $tmpdir, removed on exit
+#			with the pids listed in $check_pids killed
+#   stat_count FILE EVENT	the count of EVENT in 'perf stat -x,' output
+#   expect WHAT WANT GOT	GOT is exactly WANT
+#   expect_min WHAT FLOOR GOT	GOT is a number of at least FLOOR: a count
+#			compared with another is first checked this way, so
+#			that no comparison can pass with both sides 0
+#   skip_check WHAT WHY	a sub-check that cannot run here: a Skip line
+#   start_stopped ARGS	'perf test -w ARGS', stopped before it runs: $target
+#   wait_bpf_links PID N	until PID has N BPF links, that is until a
+#			perf session has attached its BPF programs
+#   check_exit		exit 1 if a check failed, 2 if one was skipped
+#
+# The checks print one "ok:" or "FAIL:" line each and set err=1.
+# shellcheck disable=SC2034
+
+err=0
+skipped=0
+check_pids=
+tmpdir=
+
+check_cleanup() {
+	local pid
+
+	for pid in ${check_pids}; do
+		kill "${pid}" 2>/dev/null
+		kill -CONT "${pid}" 2>/dev/null
+	done
+	[ -n "${tmpdir}" ] && rm -rf "${tmpdir}"
+	trap - EXIT TERM INT
+}
+
+check_setup() {
+	tmpdir=$(mktemp -d "/tmp/__perf_test.$1.XXXXX")
+	trap 'check_cleanup; exit 1' TERM INT
+	trap check_cleanup EXIT
+}
+
+stat_count() {
+	awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"
+}
+
+expect() {
+	if [ "$3" != "$2" ]; then
+		echo "FAIL: $1: expected $2, got '$3'"
+		err=1
+	else
+		echo "ok: $1 = $3"
+	fi
+}
+
+expect_min() {
+	case "$3" in
+	'' | *[!0-9]*)
+		echo "FAIL: $1: expected a count of at least $2, got '$3'"
+		err=1
+		return 1 ;;
+	esac
+	if [ "$3" -lt "$2" ]; then
+		echo "FAIL: $1: expected at least $2, got $3"
+		err=1
+		return 1
+	fi
+	echo "ok: $1 = $3 (>= $2)"
+	return 0
+}
+
+skip_check() {
+	echo "Skip: $1: $2"
+	skipped=$((skipped + 1))
+}
+
+start_stopped() {
+	(kill -STOP "${BASHPID}"; exec perf test -w "$@") &
+	target=$!
+	check_pids="${check_pids} ${target}"
+	while [ "$(awk '{ print $3 }' "/proc/${target}/stat" 2>/dev/null)" != "T" ]; do
+		if [ ! -e "/proc/${target}" ]; then
+			echo "FAIL: workload $* exited before it was stopped"
+			err=1
+			return 1
+		fi
+		sleep 0.01
+	done
+}
+
+wait_bpf_links() {
+	local i
+
+	for i in $(seq 6000); do
+		if [ "$(find "/proc/$1/fd" -lname 'anon_inode:bpf[-_]link' 2>/dev/null |
+			wc -l)" -ge "$2" ]; then
+			return 0
+		fi
+		if [ ! -e "/proc/$1" ]; then
+			echo "FAIL: perf (pid $1) ended before it attached $2 BPF links"
+			err=1
+			return 1
+		fi
+		sleep 0.01
+	done
+	echo "FAIL: perf (pid $1) did not attach $2 BPF links in 60 s"
+	err=1
+	return 1
+}
+
+check_exit() {
+	if [ "${err}" != 0 ]; then
+		exit 1
+	fi
+	if [ "${skipped}" != 0 ]; then
+		exit 2
+	fi
+	exit 0
+}

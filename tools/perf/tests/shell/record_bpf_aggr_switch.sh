@@ -1,0 +1,207 @@
+#!/bin/bash
+# perf record --bpf-aggr writes each interval at --switch-output
+# SPDX-License-Identifier: GPL-2.0
+#
+# cpu_split runs in four phases under 'perf record --bpf-aggr
+# --switch-output=signal'. After each of the first three phases the
+# workload itself sends SIGUSR2 to perf record and starts the next phase
+# once perf says it wrote the file, so perf writes four files, one per
+# phase, without the test sleeping. Each file must be a profile of its own, with
+# the 3:1 split between split_heavy and split_light of a plain recording
+# (within 5 points), and the periods of all files together must equal the
+# task-clock of the workload within 2%: a count lost at a switch makes the
+# sum smaller, a count written twice makes it larger. Then
+# --switch-max-files=2 must leave the last two files only.
+
+err=0
+tmpdir=$(mktemp -d /tmp/__perf_test.bpf_aggr_switch.XXXXX)
+
+cleanup() {
+	rm -rf "${tmpdir}"
+	trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+	cleanup
+	exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+if bpf_skel_missing --bpf-aggr; then
+	cleanup
+	exit 2
+fi
+
+# Floors from the workload: each phase, 'cpu_split 3 2', runs two threads
+# for 3 s. Even on a loaded machine a phase gets 0.25 s of CPU, about 250
+# samples at 999 Hz: 3/4 in split_heavy, 1/4 in split_light.
+nr_phases=4
+min_phase_samples=200
+min_task_ns=$((nr_phases * 250000000))
+min_heavy=50
+min_light=12
+
+# at_least WHAT VALUE FLOOR: VALUE is a number and at least FLOOR
+at_least() {
+	if ! awk -v v="$2" -v f="$3" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 >= f) }'; then
+		echo "FAIL: $1 is '$2', expected at least $3"
+		err=1
+		return 1
+	fi
+}
+
+# percentage of the period with symbol $2 as the leaf in file $1
+share() {
+	perf report -i "$1" --stdio --no-children -g none --sort sym 2>/dev/null |
+		awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
+}
+
+# split_heavy's part of split_heavy + split_light, in percent: the start of
+# each phase (sh, perf stat, dynamic linking) takes a different share of
+# each file, the split between the two functions stays 3:1.
+heavy_part() {
+	awk -v h="$1" -v l="$2" 'BEGIN { if (h + l > 0) printf "%.2f\n", 100 * h / (h + l) }'
+}
+
+# The workload: PHASES phases of 'cpu_split SEC THREADS', a SIGUSR2 to perf
+# record (its pid in perf.pid) after each but the last. The next phase
+# starts when perf has printed its "Dump" line to ERRFILE: the process of
+# that phase then starts in the new file, which gets its COMM and MMAP
+# events. It runs under perf stat, whose pid is written to stat.pid: perf
+# stat's own samples are not in its task-clock.
+cat > "${tmpdir}/workload.sh" <<EOF
+#!/bin/sh
+echo \$\$ > "${tmpdir}/stat.pid"
+exec perf stat -x, -e task-clock -o "${tmpdir}/stat" -- sh -c '
+	i=1
+	while true; do
+		perf test -w cpu_split \$2 \$3 || exit 1
+		[ \$i -ge \$1 ] && exit 0
+		kill -USR2 \$(cat "${tmpdir}/perf.pid") || exit 1
+		# polls the state perf reports, bounded to 60 s
+		n=0
+		while [ \$(grep -c "perf record: Dump" "\$4") -lt \$i ]; do
+			n=\$((n + 1))
+			[ \$n -gt 6000 ] && exit 1
+			sleep 0.01
+		done
+		i=\$((i + 1))
+	done' sh "\$@"
+EOF
+chmod +x "${tmpdir}/workload.sh"
+
+# record_switch NAME PHASES SEC THREADS [OPTIONS]: the workload under
+# perf record --bpf-aggr --switch-output=signal into NAME/perf.data.*
+record_switch() {
+	local name=$1 phases=$2 sec=$3 threads=$4
+
+	shift 4
+	mkdir "${tmpdir}/${name}"
+	# exec: the pid of this shell is perf record's
+	sh -c 'echo $$ > "$0"/perf.pid; exec "$@"' "${tmpdir}" \
+		perf record --bpf-aggr -g -e cpu-clock -F 999 --no-bpf-event \
+		--switch-output=signal "$@" -o "${tmpdir}/${name}/perf.data" -- \
+		"${tmpdir}/workload.sh" "$phases" "$sec" "$threads" "${tmpdir}/${name}.err" \
+		2> "${tmpdir}/${name}.err"
+}
+
+# the plain reference
+if ! perf record -g -e cpu-clock -F 999 --no-bpf-event -o "${tmpdir}/plain.data" -- \
+	perf test -w cpu_split 4 2 2> "${tmpdir}/plain.err"; then
+	echo "plain perf record failed:"
+	cat "${tmpdir}/plain.err"
+	exit 1
+fi
+plain_heavy=$(share "${tmpdir}/plain.data" split_heavy)
+plain_light=$(share "${tmpdir}/plain.data" split_light)
+echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
+at_least "plain split_heavy share" "$plain_heavy" $min_heavy
+at_least "plain split_light share" "$plain_light" $min_light
+plain_part=$(heavy_part "$plain_heavy" "$plain_light")
+echo "plain: split_heavy is ${plain_part}% of split_heavy + split_light"
+
+if ! record_switch aggr $nr_phases 3 2; then
+	echo "perf record --bpf-aggr --switch-output=signal failed:"
+	cat "${tmpdir}/aggr.err"
+	exit 1
+fi
+
+files=$(ls "${tmpdir}"/aggr/perf.data.* 2>/dev/null)
+nr_files=$(echo "$files" | grep -c .)
+nr_dumps=$(grep -c "perf record: Dump" "${tmpdir}/aggr.err")
+echo "aggr: ${nr_files} files, ${nr_dumps} dumps"
+if [ "$nr_files" -ne $nr_phases ] || [ "$nr_dumps" -ne $nr_phases ]; then
+	echo "FAIL: expected ${nr_phases} files, one per phase:"
+	cat "${tmpdir}/aggr.err"
+	err=1
+fi
+
+stat_pid=$(cat "${tmpdir}/stat.pid")
+sum_period=0
+for f in $files; do
+	counted=$(perf script -i "$f" -F pid,period 2>/dev/null |
+		awk -v stat="$stat_pid" 'NF == 2 && $1 != stat { n++; sum += $2 }
+					  END { printf "%d %.0f\n", n, sum }')
+	stacks=${counted% *}
+	period=${counted#* }
+	heavy=$(share "$f" split_heavy)
+	light=$(share "$f" split_light)
+	part=$(heavy_part "$heavy" "$light")
+	echo "$(basename "$f"): ${stacks} stacks, period ${period} ns," \
+	     "split_heavy ${heavy}%, split_light ${light}%, heavy part ${part}%"
+	at_least "stacks in $(basename "$f")" "$stacks" 2
+	# a phase of 3 s gets 200 samples of 1 ms at least
+	at_least "period in $(basename "$f")" "$period" $((min_phase_samples * 1000000))
+	if at_least "split_heavy share" "$heavy" $min_heavy &&
+	   at_least "split_light share" "$light" $min_light &&
+	   ! awk -v a="$part" -v p="$plain_part" \
+		'BEGIN { d = a - p; exit !(d < 5 && d > -5) }'; then
+		echo "FAIL: $(basename "$f"): split_heavy's part differs from plain's by 5 points or more"
+		err=1
+	fi
+	sum_period=$(awk -v s="$sum_period" -v p="$period" 'BEGIN { printf "%.0f\n", s + p }')
+done
+
+task_ns=$(awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1000000 }' "${tmpdir}/stat")
+echo "all files: period ${sum_period} ns, task-clock ${task_ns} ns"
+if at_least "task-clock" "$task_ns" $min_task_ns &&
+   at_least "sum of periods" "$sum_period" $min_task_ns &&
+   ! awk -v s="$sum_period" -v t="$task_ns" \
+	'BEGIN { d = s / t - 1
+		 printf "sum of periods / task-clock: %+.2f%%\n", 100 * d
+		 exit !(d < 0.02 && d > -0.02) }'; then
+	echo "FAIL: the periods of all files differ from the task-clock by 2% or more"
+	err=1
+fi
+# Samples the maps had no room for are written as plain samples (and are
+# in the sum above); a sample counted but not written is an error.
+if grep -q "could not be written\|missing from the stack map" "${tmpdir}/aggr.err"; then
+	echo "FAIL: perf record --bpf-aggr did not write every sample:"
+	cat "${tmpdir}/aggr.err"
+	err=1
+fi
+
+# --switch-max-files=2: four files written, the first two removed
+if record_switch max 4 1 1 --switch-max-files=2; then
+	nr_files=$(find "${tmpdir}/max" -name "perf.data.*" | wc -l)
+	nr_dumps=$(grep -c "perf record: Dump" "${tmpdir}/max.err")
+	echo "--switch-max-files=2: ${nr_dumps} dumps, ${nr_files} files kept"
+	if [ "$nr_dumps" -ne 4 ] || [ "$nr_files" -ne 2 ]; then
+		echo "FAIL: expected 4 dumps and 2 files"
+		err=1
+	fi
+	# each kept file is a profile of cpu_split: split_heavy 3/4 of the two
+	for f in "${tmpdir}"/max/perf.data.*; do
+		part=$(heavy_part "$(share "$f" split_heavy)" "$(share "$f" split_light)")
+		at_least "split_heavy part in $(basename "$f")" "$part" 60
+	done
+else
+	echo "FAIL: perf record --bpf-aggr --switch-max-files=2 failed:"
+	cat "${tmpdir}/max.err"
+	err=1
+fi
+
+cleanup
+exit $err
