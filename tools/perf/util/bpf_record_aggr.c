@@ -72,6 +72,8 @@ static struct evsel *aggr_evsel;
 static unsigned int aggr_nr_entries;
 /* the set of maps the BPF program counts into */
 static enum record_aggr_set aggr_active_set = RECORD_AGGR_SET_MAIN;
+/* a --switch-output could not drain the other set: write it at the end */
+static bool aggr_other_set_pending;
 /* the program's counters when samples were last written, for the next report */
 static u64 aggr_stats_written[RECORD_AGGR_STAT_MAX];
 /* buffers for draining a counts map, allocated once: memory stays constant */
@@ -689,9 +691,16 @@ out:
 /* at the end of the session, the events disabled: write what is counted */
 u64 bpf_record_aggr__write(struct perf_session *session)
 {
+	enum record_aggr_set other = aggr_active_set == RECORD_AGGR_SET_MAIN ?
+				     RECORD_AGGR_SET_ALT : RECORD_AGGR_SET_MAIN;
+	u64 bytes;
+
 	if (!skel || !aggr_evsel)
 		return 0;
-	return record_aggr__write_set(session, aggr_active_set);
+	bytes = record_aggr__write_set(session, aggr_active_set);
+	if (aggr_other_set_pending)
+		bytes += record_aggr__write_set(session, other);
+	return bytes;
 }
 
 /*
@@ -711,9 +720,15 @@ u64 bpf_record_aggr__switch(struct perf_session *session)
 							    RECORD_AGGR_SET_MAIN;
 	skel->bss->active_set = aggr_active_set;
 	if (record_aggr__wait_grace_period()) {
-		pr_err("--bpf-aggr: membarrier failed, cannot write the counts at --switch-output: %m\n");
+		/* keep the counts: they go to the next file */
+		pr_err("--bpf-aggr: membarrier failed, the counts of this interval go to the next file: %m\n");
+		aggr_active_set = drained;
+		skel->bss->active_set = drained;
+		/* runs of the program in between counted in the other set */
+		aggr_other_set_pending = true;
 		return 0;
 	}
+	aggr_other_set_pending = false;
 	return record_aggr__write_set(session, drained);
 }
 

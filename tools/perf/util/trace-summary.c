@@ -36,11 +36,12 @@ static const char *syscall_name_compat(int id __maybe_unused)
 #endif
 
 int trace_summary__parse_mode(const struct option *opt, const char *str,
-			      int unset __maybe_unused)
+			      int unset)
 {
 	enum trace_summary_mode *mode = opt->value;
 
-	if (!strcmp(str, "thread")) {
+	/* --no-summary-mode: back to the default */
+	if (unset || !strcmp(str, "thread")) {
 		*mode = TRACE_SUMMARY_MODE__THREAD;
 	} else if (!strcmp(str, "total")) {
 		*mode = TRACE_SUMMARY_MODE__TOTAL;

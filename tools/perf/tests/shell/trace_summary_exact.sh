@@ -2,12 +2,13 @@
 # perf trace -s counts every call of a known workload
 # SPDX-License-Identifier: GPL-2.0
 
-# The summary of 'perf trace -s' counts the sys_exit samples perf reads
-# from the ring buffers.  The buffers here (-m 8M per CPU) hold every
-# sample of the workload even if perf never read them while it runs, so
-# none can be lost to an overflow: each count must be exact.  A sample
-# stepped over while reading shows up as a missing call.  Five runs, each
-# of which must be exact, make a race in the reading likely to show.
+# The user-space summary of 'perf trace -s --no-bpf-summary' counts the
+# sys_exit samples perf reads from the ring buffers.  The buffers here
+# (-m 8M per CPU) hold every sample of the workload even if perf never read
+# them while it runs, so none can be lost to an overflow: each count must
+# be exact.  A sample stepped over while reading shows up as a missing
+# call.  Five runs, each of which must be exact, make a race in the reading
+# likely to show.
 #
 # Then the same while another perf trace session traces only openat: its
 # BPF programs on raw_syscalls:* must not take getppid away from this one.
@@ -59,7 +60,7 @@ check()
 
 for run in 1 2 3 4 5; do
 	# 20000 + 10000 calls: about 4 MB of samples
-	if ! perf trace -s -m 8M -o "$out" -- perf test -w getppid_loop 20000 10000; then
+	if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- perf test -w getppid_loop 20000 10000; then
 		echo "FAIL: run $run: perf trace -s failed"
 		cat "$out"
 		exit 1
@@ -75,7 +76,7 @@ perf trace -e openat -a -o /dev/null -- \
 	sh -c "echo ready > $dir/ready; read -r line < $dir/end" &
 other=$!
 read -r _ < "$dir/ready"
-if ! perf trace -s -m 8M -o "$out" -- perf test -w getppid_loop 20000 10000; then
+if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- perf test -w getppid_loop 20000 10000; then
 	echo "FAIL: perf trace -s failed next to another session"
 	cat "$out"
 	err=1
@@ -89,7 +90,7 @@ other=
 # Where samples are lost the summary says so at its end: perf trace is
 # stopped by its workload and has one page of buffer for 40000 samples.
 # shellcheck disable=SC2016
-if ! perf trace -s -m 1 -o "$out" -- sh -c \
+if ! perf trace -s --no-bpf-summary -m 1 -o "$out" -- sh -c \
 	'kill -STOP $PPID; perf test -w getppid_loop 20000; kill -CONT $PPID'; then
 	echo "FAIL: perf trace -s -m 1 failed"
 	cat "$out"

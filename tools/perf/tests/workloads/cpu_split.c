@@ -20,7 +20,7 @@
 
 #define SPLIT_UNIT	20000
 
-static int done;
+static volatile sig_atomic_t done;
 static unsigned long split_sink;
 
 noinline void split_heavy(void);
@@ -29,7 +29,7 @@ noinline void split_round(void);
 
 static void sighandler(int sig __maybe_unused)
 {
-	WRITE_ONCE(done, 1);
+	done = 1;
 }
 
 noinline void split_heavy(void)
@@ -54,7 +54,7 @@ static void *split_thread(void *arg)
 {
 	unsigned long *rounds = arg;
 
-	while (!READ_ONCE(done)) {
+	while (!done) {
 		split_round();
 		(*rounds)++;
 	}
@@ -75,6 +75,10 @@ static int cpu_split(int argc, const char **argv)
 		fprintf(stderr, "workload: the third argument can only be 'rounds'\n");
 		return -1;
 	}
+	if (sec < 1) {
+		fprintf(stderr, "workload: SEC must be at least 1\n");
+		return -1;
+	}
 	if (nr_threads < 1 || nr_threads > 64) {
 		fprintf(stderr, "workload: THREADS must be from 1 to 64\n");
 		return -1;
@@ -84,13 +88,20 @@ static int cpu_split(int argc, const char **argv)
 	signal(SIGALRM, sighandler);
 	alarm(sec);
 
-	for (i = 1; i < nr_threads; i++, started++)
-		if (pthread_create(&th[i], NULL, split_thread, &rounds[i]))
+	for (i = 1; i < nr_threads; i++, started++) {
+		if (pthread_create(&th[i], NULL, split_thread, &rounds[i])) {
+			/* fewer threads than asked: stop them and fail */
+			fprintf(stderr, "workload: cannot start thread %ld\n", i);
+			done = 1;
 			break;
+		}
+	}
 	split_thread(&rounds[0]);
 	for (i = 1; i <= started; i++)
 		pthread_join(th[i], NULL);
 
+	if (started < nr_threads - 1)
+		return -1;
 	if (argc > 2) {
 		for (i = 0; i <= started; i++)
 			total += rounds[i];

@@ -11,28 +11,34 @@
  * syscall skips the direct caller of libc; sleeper_nap() is then the first
  * frame of ours that every user callchain shows.
  */
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <linux/compiler.h>
 #include "../tests.h"
 #include "workload_args.h"
 
-noinline void sleeper_nap(long msec);
-noinline void sleeper_syscall(const struct timespec *ts);
+noinline int sleeper_nap(long msec);
+noinline int sleeper_syscall(const struct timespec *ts);
 
-noinline void sleeper_syscall(const struct timespec *ts)
+noinline int sleeper_syscall(const struct timespec *ts)
 {
-	/* not interrupted: the workload installs no signal handler */
-	clock_nanosleep(CLOCK_MONOTONIC, 0, ts, NULL);
+	/* the workload installs no signal handler: EINTR is not expected */
+	return clock_nanosleep(CLOCK_MONOTONIC, 0, ts, NULL);
 }
 
-noinline void sleeper_nap(long msec)
+noinline int sleeper_nap(long msec)
 {
 	struct timespec ts = {
 		.tv_sec = msec / 1000,
 		.tv_nsec = (msec % 1000) * 1000000,
 	};
+	int err = sleeper_syscall(&ts);
 
-	sleeper_syscall(&ts);
+	/* a sleep cut short would break the count the tests rely on */
+	if (err)
+		fprintf(stderr, "workload: clock_nanosleep: %s\n", strerror(err));
+	return err;
 }
 
 static int sleeper(int argc, const char **argv)
@@ -46,9 +52,11 @@ static int sleeper(int argc, const char **argv)
 		return -1;
 
 	for (long i = 0; i < count; i++)
-		sleeper_nap(msec);
+		if (sleeper_nap(msec))
+			return -1;
 	for (long i = 0; i < count2; i++)
-		sleeper_nap(msec2);
+		if (sleeper_nap(msec2))
+			return -1;
 	return 0;
 }
 
