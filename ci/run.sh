@@ -3,9 +3,10 @@
 # What CI runs on a clean clone: checkpatch and the edit-loop round trip,
 # the proof that the exported series applies with git am to the pristine
 # base and that every prefix builds, the README's test command (build + all
-# tests), and the regression guard.  The last line counts every check: the
-# tests of 'make check' one by one, and checkpatch, roundtrip, series-proof
-# and regression as one check each.
+# tests), the bounded torture run (scripts/torture.sh --quick) and the
+# regression guard.  The last line counts every check: the tests of 'make
+# check' one by one, and checkpatch, roundtrip, series-proof, torture and
+# regression as one check each.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -44,6 +45,7 @@ else
 	[ "$rc" = 0 ] || [ "$f" != 0 ] || fail=$((fail + 1))
 fi
 
+step make torture TORTURE=--quick
 step make regression
 
 echo "$pass passed, $fail failed, $skip skipped"

@@ -43,7 +43,7 @@ cleanup()
 	done
 	wait 2>/dev/null
 	rm -rf "$tmp"
-	rm -f /sys/fs/bpf/perf_torture_wrong_map
+	rm -f /sys/fs/bpf/torture_wrong_map
 }
 trap cleanup EXIT
 trap "exit 1" TERM INT
@@ -65,26 +65,88 @@ failed()
 	fail=$((fail + 1))
 }
 
-# bpf_state: BPF programs, maps and links in the system, and what is pinned
+# bpf_state: the BPF programs, maps and links that nothing holds, and what
+# perf pins.  An object is held when a process has an fd on it (its fdinfo
+# names it; a link's names its program too), when it is pinned, or when a
+# held program uses it (a map), or when a perf event has it (a program).
+# What other processes on the machine load and hold, other perf sessions
+# included, is not counted: only what stays behind without an owner, or
+# pinned under perf_*, is.  Objects that the
+# kernel keeps without an fd (programs attached to cgroups) are in the
+# baseline; within() compares with it.
 bpf_state()
 {
-	echo "progs=$(bpftool prog list 2>/dev/null | grep -c '^[0-9]*:')" \
-	     "maps=$(bpftool map list 2>/dev/null | grep -c '^[0-9]*:')" \
-	     "links=$(bpftool link list 2>/dev/null | grep -c '^[0-9]*:')" \
-	     "pinned=$(find /sys/fs/bpf -mindepth 1 ! -name '*.debug' | sort | paste -sd,)"
+	grep -hsE '^(prog_id|map_id|link_id):' /proc/[0-9]*/fdinfo/* |
+	python3 -c '
+import json, subprocess, sys
+
+def show(kind):
+	out = subprocess.run(["bpftool", "-f", "-j", kind, "show"],
+			     capture_output=True, text=True).stdout
+	return json.loads(out or "[]")
+
+held = {"prog": set(), "map": set(), "link": set()}
+for line in sys.stdin:
+	key, _, val = line.partition(":")
+	held[key[:-3]].add(int(val))
+progs, maps, links = show("prog"), show("map"), show("link")
+pinned = []
+for kind, objs in (("prog", progs), ("map", maps), ("link", links)):
+	for o in objs:
+		if o.get("pinned"):
+			held[kind].add(o["id"])
+			pinned += [p for p in o["pinned"] if p.split("/")[-1].startswith("perf_")]
+for e in show("perf"):
+	if "prog_id" in e:
+		held["prog"].add(e["prog_id"])
+for l in links:
+	if l["id"] in held["link"] and "prog_id" in l:
+		held["prog"].add(l["prog_id"])
+for p in progs:
+	if p["id"] in held["prog"]:
+		held["map"].update(p.get("map_ids", []))
+free = {}
+for kind, objs in (("progs", progs), ("maps", maps), ("links", links)):
+	free[kind] = sorted(o["id"] for o in objs if o["id"] not in held[kind[:-1]])
+print(" ".join("%s=%d%s" % (k, len(v), "" if not v else "(" + ",".join(map(str, v)) + ")")
+	       for k, v in free.items()), "pinned=" + ",".join(sorted(pinned)))
+'
 }
 
 # settled BASELINE: wait until the BPF state is BASELINE again (objects of
 # a dead process are freed after it is reaped, by RCU); 0 if it is
 settled()
 {
-	local i
+	local end=$((SECONDS + 10)) n=0
 
-	for i in $(seq 200); do
-		[ "$(bpf_state)" = "$1" ] && return 0
+	# at least 10 readings: a reading can take seconds on a loaded machine
+	while [ $SECONDS -le $end ] || [ $n -lt 10 ]; do
+		within "$(bpf_state)" "$1" && return 0
+		n=$((n + 1))
 		sleep 0.05
 	done
 	return 1
+}
+
+# within STATE BASELINE: STATE has no object without an owner that BASELINE
+# has not (objects freed since, other processes' among them, do not
+# count), and the same perf_* pins
+within()
+{
+	awk -v cur="$1" -v base="$2" 'BEGIN {
+		n = split(base, b, " ")
+		for (i = 1; i <= n; i++) {
+			if (b[i] ~ /^pinned=/) { pin = b[i]; continue }
+			m = split(b[i], ids, /[=(),]/)
+			for (j = 3; j <= m; j++) if (ids[j] != "") old[ids[1] ":" ids[j]] = 1
+		}
+		n = split(cur, c, " ")
+		for (i = 1; i <= n; i++) {
+			if (c[i] ~ /^pinned=/) { if (c[i] != pin) exit 1; continue }
+			m = split(c[i], ids, /[=(),]/)
+			for (j = 3; j <= m; j++) if (ids[j] != "" && !((ids[1] ":" ids[j]) in old)) exit 1
+		}
+	}'
 }
 
 # a pid and a CPU that do not exist
@@ -138,11 +200,10 @@ crashed()
 # matching REGEX, without a crash, and leaves the BPF state as it was
 bad()
 {
-	local kind=$1 re=$2 rc first before after
+	local kind=$1 re=$2 rc first
 
 	shift 2
 	tried[$kind]=$((tried[$kind] + 1))
-	before=$(bpf_state)
 	(cd "$tmp" && timeout 60 perf "$@" < /dev/null > "$tmp/bad.out" 2>&1)
 	rc=$?
 	first=$(grep -v -e '^ *$' -e '^WARNING' "$tmp/bad.out" | head -1)
@@ -152,14 +213,35 @@ bad()
 		failed "perf $*: exit $rc (crash or hang): $(tail -3 "$tmp/bad.out" | paste -sd' ')"
 	elif ! echo "$first" | grep -Eq -- "$re"; then
 		failed "perf $*: exit $rc, but the first line '$first' does not match /$re/"
-	elif ! settled "$before"; then
-		failed "perf $*: BPF state changed: before $before, after $(bpf_state)"
+	elif ! settled "$baseline"; then
+		failed "perf $*: BPF state changed: before $baseline, after $(bpf_state)"
 	else
 		clear[$kind]=$((clear[$kind] + 1))
 		ok
 		return
 	fi
 }
+
+# quiet: the BPF state once two readings in a row agree (objects of
+# processes that just ended are freed by then)
+quiet()
+{
+	local end=$((SECONDS + 10)) a b
+
+	a=$(bpf_state)
+	while [ $SECONDS -le $end ]; do
+		sleep 0.2
+		b=$(bpf_state)
+		[ "$a" = "$b" ] && break
+		a=$b
+	done
+	echo "$a"
+}
+
+# bperf pins its attr map by design the first time it runs: do it now
+perf stat --bpf-counters -e cs -o /dev/null -- true ||
+	failed "perf stat --bpf-counters -e cs -- true failed"
+baseline=$(quiet)
 
 regfile=$tmp/regular-file
 touch "$regfile"
@@ -183,10 +265,10 @@ bad trace "needs -s or -S" trace --bpf-summary -- true
 bad stat "--bpf-counters: .*regular-file.*not a BPF map" stat --bpf-counters --bpf-attr-map="$regfile" -e cs -- true
 bad stat "--bpf-counters: .*dir.*not a BPF map" stat --bpf-counters --bpf-attr-map="$tmp/dir" -e cs -- true
 bad stat "--bpf-counters: .*perf-torture-none" stat --bpf-counters --bpf-attr-map=/perf-torture-none/map -e cs -- true
-if bpftool map create /sys/fs/bpf/perf_torture_wrong_map type array key 4 value 4 entries 1 \
+if bpftool map create /sys/fs/bpf/torture_wrong_map type array key 4 value 4 entries 1 \
 	name torture_wrong 2>/dev/null; then
-	bad stat "--bpf-counters: .*wrong shape" stat --bpf-counters --bpf-attr-map=/sys/fs/bpf/perf_torture_wrong_map -e cs -- true
-	rm -f /sys/fs/bpf/perf_torture_wrong_map
+	bad stat "--bpf-counters: .*wrong shape" stat --bpf-counters --bpf-attr-map=/sys/fs/bpf/torture_wrong_map -e cs -- true
+	rm -f /sys/fs/bpf/torture_wrong_map
 else
 	failed "bpftool cannot create a map to pass as a map of the wrong type"
 fi
@@ -322,12 +404,14 @@ session()
 }
 
 echo "== warm-up: one exact session of each kind"
-perf test -w sleeper 1000000 1 &
+# the target of the perf stat sessions: 100 context switches a second, so
+# that a session stopped by SIGINT has counts to print
+perf test -w sleeper 10 1000000 &
 sleeper=$!
 for k in trace stat offcpu aggr; do
 	if why=$(exact_$k); then ok; else failed "$k before any fault: $why"; fi
 done
-baseline=$(bpf_state)
+baseline=$(quiet)
 echo "baseline: $baseline (pinned by design: bperf's attr map /sys/fs/bpf/perf_attr_map)"
 
 echo "== SIGKILL, $kills times each"
@@ -372,16 +456,20 @@ for k in trace stat offcpu aggr; do
 	case $k in
 	trace)	grep -Eq '^ +clock_nanosleep +[0-9]+ ' "$tmp/int.out" ;;
 	stat)	grep -Eq '^ +[0-9,]+ +cs' "$tmp/int.out" ;;
-	*)	perf report -i "$tmp/int.out" --stdio > "$tmp/int.report" 2>&1 &&
+	*)	# grep -q ends perf script early: not in a pipe (pipefail)
+		perf report -i "$tmp/int.out" --stdio > "$tmp/int.report" 2>&1 &&
 		grep -q '^# Samples: [1-9]' "$tmp/int.report" &&
-		perf script -i "$tmp/int.out" 2>/dev/null | grep -q . ;;
+		grep -q . < <(perf script -i "$tmp/int.out" 2>/dev/null) ;;
 	esac
 	if [ $? = 0 ] && settled "$baseline"; then
 		survived[$k]=$((survived[$k] + 1))
 		ok
 	else
 		failed "$k: after SIGINT the output is incomplete or BPF state changed ($(bpf_state))"
-		head -20 "$tmp/int.out" 2>/dev/null | strings | head -20
+		case $k in
+		trace | stat)	head -20 "$tmp/int.out" ;;
+		*)		head -20 "$tmp/int.report" ;;
+		esac
 	fi
 done
 kill -9 $sleeper

@@ -8,6 +8,9 @@
 # Only bperf's own programs and maps are counted: other tools may load BPF
 # programs on this system at the same time.
 
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+
 err=0
 tmpdir=$(mktemp -d /tmp/__perf_test.stat_bpf_sessions.XXXXX)
 pids=
@@ -128,7 +131,8 @@ test_kill_reclaim() {
 			perf stat --bpf-counters -e context-switches -a -- sleep 10 \
 				> /dev/null 2>&1 &
 			p=$!
-			sleep 0.5
+			# killed once it counts: it holds the leader's two links
+			wait_bpf_links $p 2
 			kill -9 $p
 			wait $p 2>/dev/null
 		elif ! perf stat --bpf-counters -e context-switches -a -- true \

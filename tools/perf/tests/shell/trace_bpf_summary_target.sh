@@ -4,6 +4,8 @@
 # -p, -t, -a, -C and --cgroup each count the known calls of what they name:
 # getppid_loop N N2 makes N getppid() in its main thread and N2 in thread
 # "getppid-2"; syscall_fail N makes N flock() calls failing with EBADF.
+# err and target belong to lib/perf_check.sh, sourced below
+# shellcheck disable=SC2034,SC2154
 
 err=0
 out=$(mktemp /tmp/__perf_test.trace_bpf_summary_target.XXXXX)
@@ -14,7 +16,8 @@ cg="perf-trace-target-$$"
 cleanup() {
 	rm -f "${out}" "${pidfile}"
 	[ -n "${cgmnt}" ] && rmdir "${cgmnt}/${cg}" 2>/dev/null
-	trap - EXIT TERM INT
+	# the workloads still stopped after a failure
+	check_cleanup
 }
 
 trap_cleanup() {
@@ -24,6 +27,10 @@ trap_cleanup() {
 trap trap_cleanup EXIT TERM INT
 
 shelldir=$(dirname "$0")
+# start_stopped, wait_bpf_links, skip_check; trace_summary.sh's expect()
+# replaces the one of perf_check.sh
+# shellcheck source=lib/perf_check.sh
+. "${shelldir}"/lib/perf_check.sh
 # shellcheck source=lib/trace_summary.sh
 . "${shelldir}"/lib/trace_summary.sh
 
@@ -34,35 +41,13 @@ if bpf_skel_missing --bpf-summary; then
 	exit 2
 fi
 
-# Starts a workload stopped before it runs: sets 'target'
-start_stopped() {
-	(kill -STOP "${BASHPID}"; exec perf test -w "$@") &
-	target=$!
-	while [ "$(awk '{ print $3 }' "/proc/${target}/stat" 2>/dev/null)" != "T" ]; do
-		sleep 0.1
-	done
-}
-
-# Waits until perf trace (pid $1) has attached its BPF programs
-wait_attached() {
-	for _ in $(seq 600); do
-		if [ "$(find "/proc/$1/fd" -lname 'anon_inode:bpf_link' 2>/dev/null |
-			wc -l)" -ge 2 ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "perf trace did not attach its BPF programs in 60s"
-	err=1
-}
-
 # Runs 'perf trace -s --bpf-summary ARGS -p|-t target', then continues target
 trace_stopped() {
 	local trace_pid
 
 	perf trace -s --bpf-summary -o "${out}" "$@" &
 	trace_pid=$!
-	wait_attached ${trace_pid}
+	wait_bpf_links ${trace_pid} 2
 	kill -CONT "${target}"
 	wait ${trace_pid}
 }
@@ -125,7 +110,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	expect "${out}" "^ perf \\($(cat "${pidfile}.0")\\)" getppid "" "-C 1, on CPU 0"
 	rm -f "${pidfile}.0"
 else
-	echo "-C: only one CPU, not checked"
+	skip_check "-C" "only one CPU"
 fi
 
 echo "--cgroup: only tasks in the cgroup"
@@ -140,4 +125,4 @@ else
 fi
 
 cleanup
-exit ${err}
+check_exit
