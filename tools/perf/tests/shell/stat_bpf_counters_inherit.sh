@@ -48,9 +48,11 @@ count() {
 }
 
 # stat_stopped FILE SCRIPT: sh -c SCRIPT, stopped until the stat_both
-# session counting it (-p) has attached its BPF programs
+# session counting it (-p) has enabled all its counters.  perf stat enables
+# its BPF counters before the others: started with -D, it says "Events
+# enabled" once both are on, which its BPF links alone do not tell.
 stat_stopped() {
-	local out=$1 stat
+	local out=$1 stat i
 
 	(kill -STOP "${BASHPID}"; exec sh -c "$2") &
 	target=$!
@@ -61,10 +63,17 @@ stat_stopped() {
 	# perf itself in the background, for its pid
 	PERF_CONFIG="$tmpdir/config" perf stat -x, -o "$out" \
 		-e context-switches,cs,page-faults,faults,cpu-migrations,migrations \
-		-p "$target" &
+		-D 1 -p "$target" 2> "$out.log" &
 	stat=$!
-	# a leader and a fork link for each of cs, faults and migrations
-	wait_bpf_links "$stat" 6
+	for i in $(seq 6000); do
+		grep -q '^Events enabled' "$out.log" && break
+		if [ ! -e "/proc/$stat" ] || [ "$i" = 6000 ]; then
+			echo "FAIL: perf stat -p did not enable its events: $(cat "$out.log")"
+			err=1
+			break
+		fi
+		sleep 0.01
+	done
 	kill -CONT "$target"
 	wait "$stat"
 }
