@@ -52,7 +52,7 @@ count() {
 # its BPF counters before the others: started with -D, it says "Events
 # enabled" once both are on, which its BPF links alone do not tell.
 stat_stopped() {
-	local out=$1 stat i
+	local out=$1 stat
 
 	(kill -STOP "${BASHPID}"; exec sh -c "$2") &
 	target=$!
@@ -65,15 +65,9 @@ stat_stopped() {
 		-e context-switches,cs,page-faults,faults,cpu-migrations,migrations \
 		-D 1 -p "$target" 2> "$out.log" &
 	stat=$!
-	for i in $(seq 6000); do
-		grep -q '^Events enabled' "$out.log" && break
-		if [ ! -e "/proc/$stat" ] || [ "$i" = 6000 ]; then
-			echo "FAIL: perf stat -p did not enable its events: $(cat "$out.log")"
-			err=1
-			break
-		fi
-		sleep 0.01
-	done
+	if ! wait_log_line "$stat" "$out.log" 'Events enabled'; then
+		cat "$out.log"
+	fi
 	kill -CONT "$target"
 	wait "$stat"
 }

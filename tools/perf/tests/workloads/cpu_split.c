@@ -21,7 +21,8 @@
 #define SPLIT_UNIT	20000
 
 static volatile sig_atomic_t done;
-static unsigned long split_sink;
+/* per thread: a shared sink would make the split depend on cache-line bouncing */
+static __thread unsigned long split_sink;
 
 noinline void split_heavy(void);
 noinline void split_light(void);

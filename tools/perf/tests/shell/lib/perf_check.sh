@@ -14,6 +14,8 @@
 #   start_stopped ARGS	'perf test -w ARGS', stopped before it runs: $target
 #   wait_bpf_links PID N	until PID has N BPF links, that is until a
 #			perf session has attached its BPF programs
+#   wait_log_line PID FILE TEXT	until FILE, written by perf (PID), has a
+#			line starting with TEXT
 #   check_exit		exit 1 if a check failed, 2 if one was skipped
 #
 # The checks print one "ok:" or "FAIL:" line each and set err=1.
@@ -105,6 +107,25 @@ wait_bpf_links() {
 		sleep 0.01
 	done
 	echo "FAIL: perf (pid $1) did not attach $2 BPF links in 60 s"
+	err=1
+	return 1
+}
+
+wait_log_line() {
+	local i
+
+	for i in $(seq 6000); do
+		if grep -q "^$3" "$2" 2>/dev/null; then
+			return 0
+		fi
+		if [ ! -e "/proc/$1" ]; then
+			echo "FAIL: perf (pid $1) ended before it printed '$3'"
+			err=1
+			return 1
+		fi
+		sleep 0.01
+	done
+	echo "FAIL: perf (pid $1) did not print '$3' in 60 s"
 	err=1
 	return 1
 }
