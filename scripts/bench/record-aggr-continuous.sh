@@ -3,8 +3,10 @@
 #  - 60 s of 'perf record -g -F 999 -a' plain vs --bpf-aggr, while
 #    cpu_split 60 2 keeps both CPUs busy: perf.data size, sample records,
 #    lost samples, and the distinct stacks that make up an aggregated file;
-#  - 10 minutes of --bpf-aggr -g -F 99 -a --switch-output=60s: the size of
-#    each file and perf's RSS over the run (it must stay flat).
+#  - 10 minutes of --bpf-aggr -g -F 999 -a --switch-output=60s, with
+#    cpu_split 600 2 as the load: the size of each file, against a minute
+#    of the plain case, and perf's RSS over the run (it must stay flat).
+#    A plain 10-minute run is not made: it writes ten times the 60 s case.
 # Whatever else runs on the machine is profiled too: see the load figures
 # printed with each case.
 . "$ROOT/scripts/bench/lib.sh"
@@ -64,17 +66,18 @@ bench_aggr_window()
 	rm -rf "$dir"
 }
 
-# --bpf-aggr -F 99 -a with a file per minute for CONT_SECS seconds: file
-# sizes, stacks per file, and perf's RSS sampled every 10 s.
+# --bpf-aggr -F 999 -a with a file per minute for CONT_SECS seconds, the
+# workload of the 60 s cases running as long: file sizes, stacks per file,
+# and perf's RSS sampled every 10 s.
 bench_aggr_continuous()
 {
 	local dir pid rss first=0 last=0 max=0 t=0 sizes
 
 	dir=$(mktemp -d /tmp/bench-aggr-cont.XXXXX)
 	echo "load_avg_before=$(cut -d' ' -f1 /proc/loadavg)"
-	# sleep is the workload here: the duration of the system-wide run
-	perf record --bpf-aggr -g -a -e cpu-clock -F 99 --switch-output=60s \
-		-o "$dir/perf.data" -- sleep "$CONT_SECS" 2>"$dir/err" &
+	perf record --bpf-aggr -g -a -e cpu-clock -F 999 --switch-output=60s \
+		-o "$dir/perf.data" -- perf test -w cpu_split "$CONT_SECS" 2 \
+		2>"$dir/err" >/dev/null &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		sleep 10
@@ -96,16 +99,21 @@ bench_aggr_continuous()
 	echo "rss_kb_70s=$first"
 	echo "rss_kb_end=$last"
 	echo "rss_kb_max=$max"
-	local f lost=0 n
-	echo "== --bpf-aggr -F 99 -a, ${CONT_SECS}s, a file per 60 s" >> "$BENCH_DETAIL"
+	local f lost=0 n records= stats
+	echo "== --bpf-aggr -F 999 -a, ${CONT_SECS}s, a file per 60 s" >> "$BENCH_DETAIL"
 	for f in "$dir"/perf.data.*; do
-		n=$(perf report -i "$f" --stats 2>/dev/null |
-		    awk '/LOST_SAMPLES events:/ { n = $3 } END { print n + 0 }')
+		stats=$(perf report -i "$f" --stats 2>/dev/null)
+		n=$(echo "$stats" | awk '/LOST_SAMPLES events:/ { n = $3 } END { print n + 0 }')
 		lost=$((lost + n))
-		echo "$(basename "$f"): $(stat -c %s "$f") bytes, $(perf report -i "$f" --stats \
-			2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }') sample records," \
+		n=$(echo "$stats" | awk '/SAMPLE events:/ { print $3; exit }')
+		records="$records $n"
+		echo "$(basename "$f"): $(stat -c %s "$f") bytes, $n sample records," \
 			"$(bench_sample_bytes "$f") bytes of them" >> "$BENCH_DETAIL"
 	done
+	# a minute's file, to set against the 60 s cases
+	echo "perf_data_kb=$(($(echo "$sizes" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') / 1024))"
+	echo "sample_records=$(echo "$records" | tr ' ' '\n' | grep . | sort -n |
+			      awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
 	echo "lost_samples=$lost"
 	grep -v '^\[ perf record: Woken' "$dir/err" >> "$BENCH_DETAIL"
 	echo "load_avg_after=$(cut -d' ' -f1 /proc/loadavg)"
@@ -115,4 +123,4 @@ export -f bench_sample_bytes bench_aggr_window bench_aggr_continuous
 
 bench_case "record -g -a 999Hz 60s" "bench_aggr_window plain 60"
 bench_case "--bpf-aggr -a 999Hz 60s" "bench_aggr_window aggr 60"
-bench_case "--bpf-aggr -a 99Hz 10min, file per 60s" "bench_aggr_continuous"
+bench_case "--bpf-aggr -a 999Hz 10min, file per 60s" "bench_aggr_continuous"

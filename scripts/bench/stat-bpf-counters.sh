@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # perf bench sched pipe (a context switch ping-pong) untraced, then under
 # 1, 4, 16 and 64 concurrent "perf stat -a -e context-switches" sessions,
-# plain and with --bpf-counters.  Besides the cost per round trip it reports
+# plain and with --bpf-counters, and under one session counting the
+# ping-pong's own tasks (perf stat -- perf bench ...): the case where the
+# --bpf-counters leader does its per-task work on every switch, which CPU
+# sessions do not ask of it.  Besides the cost per round trip it reports
 # how many perf_events the sessions hold: the fds of plain sessions, and for
 # --bpf-counters the per-CPU events of the shared leader, which live in the
 # leader's BPF event array rather than in any session's fd table.
@@ -60,9 +63,25 @@ bench_stat_sessions()
 }
 export -f bench_stat_sessions
 
+# Usage: bench_stat_task [perf stat options]: the ping-pong counted as the
+# workload of one perf stat session (its tasks, inherited)
+bench_stat_task()
+{
+	local usecs
+
+	usecs=$(perf stat -e context-switches "$@" -o /dev/null -- \
+		taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
+		awk '/usecs\/op/ { print $1 }')
+	[ -n "$usecs" ] || return 1
+	echo "usecs_per_op=$usecs"
+}
+export -f bench_stat_task
+
 bench_case untraced "bench_stat_sessions 0"
 bench_case "raw_tp sched_switch empty (floor)" \
 	"BENCH_PIPE_WRAP=\"\$BENCH_FLOOR_DIR/floor \$BENCH_FLOOR_DIR/sched_switch_empty_raw.bpf.o\" bench_stat_sessions 0"
+bench_case "1 plain, task" "bench_stat_task"
+bench_case "1 bpf, task" "bench_stat_task --bpf-counters"
 for n in 1 4 16 64; do
 	bench_case "$n plain" "bench_stat_sessions $n"
 	bench_case "$n bpf" "bench_stat_sessions $n --bpf-counters"
