@@ -26,6 +26,14 @@ bench_ns_per_getppid()
 }
 export -f bench_time_ns bench_ns_per_getppid
 
+# The median of the numbers on stdin, one a line (the lower of the middle
+# two for an even count).
+bench_median()
+{
+	sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+export -f bench_median
+
 # Build the floor loader and the floor programs of scripts/bench/floor/
 # (and any more BPF sources given) into build/bench/floor/:
 # "$BENCH_FLOOR_DIR/floor [-F FREQ] $BENCH_FLOOR_DIR/NAME.bpf.o COMMAND"

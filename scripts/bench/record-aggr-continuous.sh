@@ -94,7 +94,8 @@ bench_aggr_continuous()
 	sizes=$(stat -c %s "$dir"/perf.data.* | sort -n)
 	echo "files=$(echo "$sizes" | grep -c .)"
 	echo "file_kb_min=$(($(echo "$sizes" | head -1) / 1024))"
-	echo "file_kb_median=$(($(echo "$sizes" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') / 1024))"
+	# the median file: a minute, to set against the 60 s cases
+	echo "perf_data_kb=$(($(echo "$sizes" | bench_median) / 1024))"
 	echo "file_kb_max=$(($(echo "$sizes" | tail -1) / 1024))"
 	echo "rss_kb_70s=$first"
 	echo "rss_kb_end=$last"
@@ -110,10 +111,7 @@ bench_aggr_continuous()
 		echo "$(basename "$f"): $(stat -c %s "$f") bytes, $n sample records," \
 			"$(bench_sample_bytes "$f") bytes of them" >> "$BENCH_DETAIL"
 	done
-	# a minute's file, to set against the 60 s cases
-	echo "perf_data_kb=$(($(echo "$sizes" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') / 1024))"
-	echo "sample_records=$(echo "$records" | tr ' ' '\n' | grep . | sort -n |
-			      awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+	echo "sample_records=$(echo "$records" | tr ' ' '\n' | grep . | bench_median)"
 	echo "lost_samples=$lost"
 	grep -v '^\[ perf record: Woken' "$dir/err" >> "$BENCH_DETAIL"
 	echo "load_avg_after=$(cut -d' ' -f1 /proc/loadavg)"
