@@ -163,19 +163,26 @@ test_order() {
     err=1
     return
   fi
-  if ! perf script -i "${perfdata}" -F time,event --ns 2> /dev/null | awk '
+  # the three sleeps of 100 ms as direct samples, some cpu-clock samples,
+  # and no sample earlier than the one before it
+  if ! res=$(perf script -i "${perfdata}" -F time,event --ns 2> /dev/null | awk '
       { t = $1; sub(":", "", t); split(t, s, ".");
-        if (s[1] < prev_s || (s[1] == prev_s && s[2] < prev_ns)) bad++;
+        if (s[1] < prev_s || (s[1] == prev_s && s[2] < prev_ns)) {
+          if (!bad) first = prev_s "." prev_ns " then " t;
+          bad++;
+        }
         prev_s = s[1] + 0; prev_ns = s[2] + 0;
         if ($2 == "offcpu-time:" && s[1] < 18446744069) off++;
         if ($2 == "cpu-clock:") clk++ }
-      END { exit (bad || off < 3 || clk < 1) }'
+      END { printf "%d direct off-cpu, %d cpu-clock samples, %d out of order%s\n",
+                   off, clk, bad, bad ? " (first: " first ")" : "";
+            exit (bad || off != 3 || clk < 1) }')
   then
-    echo "Off-cpu time order test [Failed order]"
+    echo "Off-cpu time order test [Failed: ${res}]"
     err=1
     return
   fi
-  echo "Off-cpu time order test [Success]"
+  echo "Off-cpu time order test [Success: ${res}]"
 }
 
 # A workload that sleeps at once is seen too: the BPF program starts before

@@ -63,6 +63,31 @@ bperf_objects() {
 	     "links $links"
 }
 
+# The kernel takes a program out of its list when its last reference goes,
+# but frees it, and so lets go of its maps, after an RCU grace period: the
+# objects of a session that exited leave the list a moment after it.  Wait
+# up to 10 seconds for the bperf objects to be $1.
+wait_bperf_objects() {
+	local i
+
+	for i in $(seq 1 20); do
+		[ "$(bperf_objects)" = "$1" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# What the tests come back to: nothing of bperf's, or, when another session
+# is using bperf on this system (or the last test's objects are still held
+# after 10 s), what is there now.
+baseline_objects() {
+	initial="progs 0 maps 0 links 0"
+	if ! wait_bperf_objects "$initial"; then
+		initial=$(bperf_objects)
+		echo "bperf objects of other sessions on this system: $initial"
+	fi
+}
+
 # Four sessions, four targets: two sleep loops of 20 and 50 ms watched with
 # -p, a workload of 100 sleeps of 10 ms, and CPU 0.  One leader serves all.
 test_concurrent() {
@@ -123,9 +148,13 @@ test_concurrent() {
 # 50 sessions in a row, every fifth killed with SIGKILL while counting:
 # afterwards bperf programs, maps and links are back to where they were.
 test_kill_reclaim() {
-	local before after i p
+	local i p
 
-	before=$(bperf_objects)
+	if ! wait_bperf_objects "$initial"; then
+		echo "kill/reclaim: bperf objects before the sessions: $(bperf_objects), expected $initial"
+		err=1
+		return
+	fi
 	for i in $(seq 1 50); do
 		if [ $((i % 5)) = 0 ]; then
 			perf stat --bpf-counters -e context-switches -a -- sleep 10 \
@@ -141,15 +170,8 @@ test_kill_reclaim() {
 			err=1
 		fi
 	done
-	# The kernel frees the programs of a killed session after an RCU
-	# grace period: give it up to 10 seconds.
-	for i in $(seq 1 20); do
-		after=$(bperf_objects)
-		[ "$before" = "$after" ] && break
-		sleep 0.5
-	done
-	if [ "$before" != "$after" ]; then
-		echo "kill/reclaim: bperf objects before: $before, after: $after"
+	if ! wait_bperf_objects "$initial"; then
+		echo "kill/reclaim: bperf objects before: $initial, after: $(bperf_objects)"
 		err=1
 	fi
 }
@@ -240,6 +262,7 @@ test_not_root() {
 }
 
 skip_if_unsupported
+baseline_objects
 test_concurrent
 test_kill_reclaim
 test_simultaneous
