@@ -11,6 +11,8 @@
 #                   the assembled tree, build every prefix
 #   make roundtrip  prove assemble + write back is exact
 #   make regression the base's own perf tests that pass without the series
+#   make check-loop [RUNS=20] [LOAD=1]  make check RUNS times in a row, as CI
+#                   runs it; LOAD=1 with perf bench sched messaging looping
 #   make torture    bad input, unprivileged use, SIGKILL, SIGINT and concurrent
 #                   sessions for each feature (TORTURE=--quick: the CI bound)
 #   make edit       git work tree of the assembled source in build/edit
@@ -18,8 +20,9 @@
 #   make clean      remove build/
 
 SCENARIO ?= trace-summary
+RUNS ?= 20
 
-.PHONY: all build check demo bench checkpatch series series-proof torture roundtrip regression edit writeback clean
+.PHONY: all build check check-loop demo bench checkpatch series series-proof torture roundtrip regression edit writeback clean
 
 all: build
 
@@ -28,6 +31,9 @@ build:
 
 check: build
 	@scripts/test.sh
+
+check-loop: build
+	@scripts/check-loop.sh $(if $(filter 1,$(LOAD)),--load) $(RUNS)
 
 demo: build
 	@scripts/demo.sh
