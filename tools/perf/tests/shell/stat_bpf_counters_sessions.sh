@@ -50,16 +50,16 @@ nr_progs() {
 
 # bperf programs, maps and links on the system
 bperf_objects() {
-	local ids p links=0
+	local ids p maps links=0
 
 	ids=$(bpftool prog show 2>/dev/null |
-	      awk -F: '/ name (bperf_on_switch|bperf_on_fork) /{ print $1 }')
+	      awk -F: '/ name (bperf_on_switch|bperf_on_fork|bperf_on_exit) /{ print $1 }')
 	for p in $ids; do
 		links=$((links + $(bpftool link show 2>/dev/null | grep -c "prog $p\$")))
 	done
+	maps='bperf_sessions|bperf_filter|bperf_accum|bperf_info|bperf_stopped'
 	echo "progs $(echo $ids | wc -w)" \
-	     "maps $(bpftool map show 2>/dev/null |
-		     grep -cE ' name (bperf_sessions|bperf_filter|bperf_accum|bperf_info) ')" \
+	     "maps $(bpftool map show 2>/dev/null | grep -cE " name ($maps) ")" \
 	     "links $links"
 }
 
@@ -160,8 +160,8 @@ test_kill_reclaim() {
 			perf stat --bpf-counters -e context-switches -a -- sleep 10 \
 				> /dev/null 2>&1 &
 			p=$!
-			# killed once it counts: it holds the leader's two links
-			wait_bpf_links $p 2
+			# killed once it counts: it holds the leader's three links
+			wait_bpf_links $p 3
 			kill -9 $p
 			wait $p 2>/dev/null
 		elif ! perf stat --bpf-counters -e context-switches -a -- true \
