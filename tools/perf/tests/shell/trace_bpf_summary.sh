@@ -46,6 +46,8 @@ check_order "${out}" "total mode"
 echo "Errors counted, and the user-space summary agrees"
 perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- perf test -w syscall_fail 70
 expect "${out}" '^ total' flock "70 70" "bpf errors"
+# a run that writes nothing must not pass on the previous run's output
+rm -f "${out}"
 perf trace -s --no-bpf-summary --summary-mode=total -o "${out}" -- perf test -w syscall_fail 70
 expect "${out}" '^ total' flock "70 70" "user-space errors"
 
@@ -59,6 +61,7 @@ for mode in thread total; do
 		cat "${out}"
 		err=1
 	fi
+	rm -f "${out}"
 	perf trace -s --no-bpf-summary --errno-summary --summary-mode=${mode} -o "${out}" -- \
 		perf test -w syscall_fail 70
 	user_ebadf=$(awk '$1 == "flock" && $2 == 70 && $3 == 70 { getline; print }' "${out}")

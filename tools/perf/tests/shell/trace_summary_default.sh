@@ -74,6 +74,8 @@ perf trace -s --errno-summary --summary-mode=total -o "${out}" -- \
 expect "${out}" '^ total' flock "70 70" "--errno-summary"
 bpf_ebadf=$(awk '$1 == "flock" { getline; print $1, $2 }' "${out}")
 no_notice "--errno-summary"
+# a run that writes nothing must not pass on the previous run's output
+rm -f "${out}"
 perf trace -s --no-bpf-summary --errno-summary --summary-mode=total -o "${out}" -- \
 	perf test -w syscall_fail 70
 expect "${out}" '^ total' flock "70 70" "--no-bpf-summary --errno-summary"
@@ -84,16 +86,19 @@ if [ "${bpf_ebadf}" != "EBADF: 70" ] || [ "${user_ebadf}" != "${bpf_ebadf}" ]; t
 fi
 
 echo "--no-bpf-summary and trace.bpf_summary=no: user space, no notice"
+rm -f "${out}"
 perf trace -v -s --no-bpf-summary --summary-mode=total -o "${out}" -- \
 	perf test -w syscall_fail 30 2> "${errout}"
 header "${out}" "user space" "--no-bpf-summary"
 expect "${out}" '^ total' flock "30 30" "--no-bpf-summary"
 no_notice "--no-bpf-summary"
 printf '[trace]\n\tbpf_summary = no\n' > "${config}"
+rm -f "${out}"
 PERF_CONFIG="${config}" perf trace -v -s --summary-mode=total -o "${out}" -- \
 	perf test -w syscall_fail 30 2> "${errout}"
 header "${out}" "user space" "trace.bpf_summary=no"
 no_notice "trace.bpf_summary=no"
+rm -f "${out}"
 PERF_CONFIG="${config}" perf trace -v -s --bpf-summary --summary-mode=total -o "${out}" -- \
 	perf test -w syscall_fail 30 2> "${errout}"
 header "${out}" "the kernel by BPF" "trace.bpf_summary=no, --bpf-summary"
