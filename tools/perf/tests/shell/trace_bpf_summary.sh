@@ -147,11 +147,12 @@ perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- \
 expect "${out}" '^ total' flock "30 30" "inherit"
 
 echo "-D: only the calls started after the delay"
-# perf starts in about 0.1s: the first sleep is under way when counting
-# starts at 0.4s, the second not
-perf trace -s --bpf-summary -D 400 --summary-mode=total -o "${out}" -- \
-	perf test -w sleeper 1000 2
-expect "${out}" '^ total' clock_nanosleep "1 0" "-D 100"
+# perf test starts its first sleep in about 0.1 s (well under 1 s on a
+# loaded machine): it is under way when counting starts at 1 s, and the
+# second, 3 s later, is counted
+perf trace -s --bpf-summary -D 1000 --summary-mode=total -o "${out}" -- \
+	perf test -w sleeper 3000 2
+expect "${out}" '^ total' clock_nanosleep "1 0" "-D 1000"
 
 echo "Nothing lost"
 perf trace -s --bpf-summary -o "${out}" -- perf test -w getppid_loop 200000
