@@ -11,30 +11,21 @@
 # --off-cpu. Errors must be clear: no input, an empty input, an output
 # that exists.
 
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+
 set -e
 
-err=0
-tmpdir=$(mktemp -d /tmp/__perf_test.pprof.XXXXX)
-
-cleanup() {
-	rm -rf "${tmpdir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup pprof
 
 if ! perf version --build-options | grep -q 'libprotobuf-c: \[ on'; then
 	echo "Skip: perf was built without libprotobuf-c, no --to-pprof"
-	cleanup
 	exit 2
 fi
 if ! go tool pprof -h > /dev/null 2>&1; then
 	echo "FAIL: 'go tool pprof' (golang-go) is needed to read the profiles"
-	cleanup
 	exit 1
 fi
 
@@ -225,6 +216,4 @@ if ! perf data convert -i "${data}" --to-pprof "${profile}" --force > /dev/null 
 	echo "FAIL: --force does not overwrite an existing output"
 	err=1
 fi
-
-cleanup
 exit ${err}

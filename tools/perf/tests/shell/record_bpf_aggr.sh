@@ -11,24 +11,15 @@
 # no check passes on two empty profiles. Then check that invalid values of
 # --bpf-aggr-entries are refused with one line.
 
-err=0
-tmpdir=$(mktemp -d /tmp/__perf_test.bpf_aggr.XXXXX)
-
-cleanup() {
-	rm -rf "${tmpdir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup bpf_aggr
 
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
 if bpf_skel_missing --bpf-aggr; then
-	cleanup
 	exit 2
 fi
 
@@ -249,6 +240,4 @@ if [ $? -eq 0 ] || ! echo "$out" | grep -q -- "--bpf-aggr-entries needs --bpf-ag
 	echo "$out"
 	err=1
 fi
-
-cleanup
 exit $err

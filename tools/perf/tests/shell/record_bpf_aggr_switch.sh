@@ -13,24 +13,15 @@
 # sum smaller, a count written twice makes it larger. Then
 # --switch-max-files=2 must leave the last two files only.
 
-err=0
-tmpdir=$(mktemp -d /tmp/__perf_test.bpf_aggr_switch.XXXXX)
-
-cleanup() {
-	rm -rf "${tmpdir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup bpf_aggr_switch
 
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
 if bpf_skel_missing --bpf-aggr; then
-	cleanup
 	exit 2
 fi
 
@@ -202,6 +193,4 @@ else
 	cat "${tmpdir}/max.err"
 	err=1
 fi
-
-cleanup
 exit $err

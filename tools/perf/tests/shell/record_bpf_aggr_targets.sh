@@ -8,31 +8,26 @@
 # options whose per-sample data cannot be aggregated are refused with one
 # line (invalid --bpf-aggr-entries values: record_bpf_aggr.sh).
 
-err=0
-tmpdir=$(mktemp -d /tmp/__perf_test.bpf_aggr_targets.XXXXX)
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup bpf_aggr_targets
 wpid=
 
-cleanup() {
+# what check_cleanup does not undo
+check_more_cleanup() {
 	if [ -n "$wpid" ]; then
 		kill "$wpid" 2>/dev/null
 		wait "$wpid" 2>/dev/null
 	fi
-	rm -rf "${tmpdir}"
-	trap - EXIT TERM INT
 }
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
 
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
 # shellcheck source=lib/waiting.sh
 . "$(dirname "$0")"/lib/waiting.sh
 if bpf_skel_missing --bpf-aggr; then
-	cleanup
 	exit 2
 fi
 
@@ -93,7 +88,6 @@ taskset -c "$cpu" perf test -w cpu_split 60 2 &
 wpid=$!
 if ! wait_for_threads "$wpid" 2; then
 	echo "FAIL: cpu_split did not start its second thread"
-	cleanup
 	exit 1
 fi
 tid=$(ls /proc/$wpid/task | sort -n | tail -1)
@@ -175,6 +169,4 @@ if [ -d /sys/kernel/tracing/events/sched ] ||
    mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
 	refuse "tracepoint" -e sched:sched_switch
 fi
-
-cleanup
 exit $err

@@ -42,11 +42,6 @@ stat_both() {
 		-e context-switches,cs,page-faults,faults,cpu-migrations,migrations "$@"
 }
 
-# value of event $2 in perf stat -x, output file $1
-count() {
-	stat_count "$1" "$2"
-}
-
 # stat_stopped FILE SCRIPT: sh -c SCRIPT, stopped until the stat_both
 # session counting it (-p) has enabled all its counters.  perf stat enables
 # its BPF counters before the others: started with -D, it says "Events
@@ -101,8 +96,8 @@ check_pairs() {
 		alias=${pair#*:}
 		floor=${alias#*:}
 		alias=${alias%:*}
-		plain=$(count "$1" "$event")
-		bpf=$(count "$1" "$alias")
+		plain=$(stat_count "$1" "$event")
+		bpf=$(stat_count "$1" "$alias")
 		if ! expect_min "$2: $event" "$floor" "$plain" > /dev/null ||
 		   ! expect_min "$2: $alias" "$floor" "$bpf" > /dev/null; then
 			echo "$2: $event: perf stat '$plain', --bpf-counters '$bpf', both must be >= $floor"
@@ -140,7 +135,7 @@ test_same_as_plain() {
 	# 50 true
 	check_pairs "$tmpdir/same" "run $run" 56
 	# 100 sleeps in children, each a context switch
-	bpf=$(count "$tmpdir/same" cs)
+	bpf=$(stat_count "$tmpdir/same" cs)
 	if [ -z "$bpf" ] || [ "$bpf" -lt 100 ]; then
 		echo "run $run: children not counted: $bpf context-switches"
 		err=1
@@ -157,8 +152,8 @@ test_sleep_loop() {
 	local plain bpf
 
 	stat_stopped "$tmpdir/sleep" 'exec perf test -w sleeper 10 50'
-	plain=$(count "$tmpdir/sleep" context-switches)
-	bpf=$(count "$tmpdir/sleep" cs)
+	plain=$(stat_count "$tmpdir/sleep" context-switches)
+	bpf=$(stat_count "$tmpdir/sleep" cs)
 	if [ -z "$bpf" ] || [ -z "$plain" ] || [ "$bpf" -lt 50 ] ||
 	   [ "$bpf" -lt "$plain" ] || [ "$bpf" -gt $((plain + 2)) ]; then
 		echo "sleep loop: --bpf-counters $bpf, perf stat $plain context-switches (>= 50)"
@@ -176,7 +171,7 @@ test_cpus() {
 		stat_both "$tmpdir/cpus" $target_opt -- \
 			taskset -c 1 perf test -w sleeper 10 100
 		check_pairs "$tmpdir/cpus" "$target_opt"
-		cs=$(count "$tmpdir/cpus" cs)
+		cs=$(stat_count "$tmpdir/cpus" cs)
 		if [ -z "$cs" ] || [ "$cs" -lt 200 ]; then
 			echo "$target_opt: $cs context-switches, expected >= 200"
 			err=1
@@ -194,8 +189,8 @@ test_workload() {
 		sh -c 'perf test -w sleeper 10 50 & perf test -w sleeper 10 50; wait'
 	perf stat -x, -o "$tmpdir/wl_noinh" --bpf-counters --no-inherit -e $events -- \
 		sh -c 'perf test -w sleeper 10 50 & perf test -w sleeper 10 50; wait'
-	inherit=$(count "$tmpdir/wl" context-switches)
-	no_inherit=$(count "$tmpdir/wl_noinh" context-switches)
+	inherit=$(stat_count "$tmpdir/wl" context-switches)
+	no_inherit=$(stat_count "$tmpdir/wl_noinh" context-switches)
 	if [ -z "$inherit" ] || [ "$inherit" -lt 100 ]; then
 		echo "workload: children not counted: $inherit context-switches"
 		err=1
@@ -205,8 +200,8 @@ test_workload() {
 		err=1
 	fi
 	# page faults of the same programs do not depend on the load
-	inherit=$(count "$tmpdir/wl" page-faults)
-	plain=$(count "$tmpdir/wl_plain" page-faults)
+	inherit=$(stat_count "$tmpdir/wl" page-faults)
+	plain=$(stat_count "$tmpdir/wl_plain" page-faults)
 	if ! agree "$plain" "$inherit"; then
 		echo "workload: page-faults: perf stat $plain, --bpf-counters $inherit"
 		err=1

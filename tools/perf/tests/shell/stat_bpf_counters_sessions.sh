@@ -8,23 +8,17 @@
 # Only bperf's own programs and maps are counted: other tools may load BPF
 # programs on this system at the same time.
 
+# err, tmpdir and check_pids belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
 # shellcheck source=lib/perf_check.sh
 . "$(dirname "$0")"/lib/perf_check.sh
 
-err=0
-tmpdir=$(mktemp -d /tmp/__perf_test.stat_bpf_sessions.XXXXX)
-pids=
+check_setup stat_bpf_sessions
 
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
+# the perf stat sessions still running after a failure
+check_more_cleanup() {
 	wait 2>/dev/null
-	rm -rf "$tmpdir"
-	trap - EXIT TERM INT
 }
-trap 'cleanup; exit 1' TERM INT
-trap cleanup EXIT
 
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
@@ -37,10 +31,6 @@ skip_if_unsupported() {
 		echo "Skip: bpftool is needed to count BPF objects"
 		exit 2
 	fi
-}
-
-count() {
-	awk -F, -v ev="$2" '$3 == ev { print $1 }' "$1"
 }
 
 # number of loaded BPF programs named $1
@@ -98,7 +88,7 @@ test_concurrent() {
 	s20=$!
 	perf test -w sleeper 50 1000 &
 	s50=$!
-	pids="$s20 $s50"
+	check_pids="$s20 $s50"
 	perf stat -x, -o "$tmpdir/c20" --bpf-counters -e context-switches -p $s20 -- sleep 2 &
 	perf stat -x, -o "$tmpdir/c50" --bpf-counters -e context-switches -p $s50 -- sleep 2 &
 	perf stat -x, -o "$tmpdir/cwl" --bpf-counters -e context-switches -- \
@@ -116,31 +106,31 @@ test_concurrent() {
 	wait $sessions
 	kill $s20 $s50
 	wait $s20 $s50 2>/dev/null
-	pids=
+	check_pids=
 
 	if [ "$leaders" != 1 ]; then
 		echo "concurrent: $leaders leader programs for one event, expected 1"
 		err=1
 	fi
 	# 2 seconds of 20 ms sleeps: about 100; of 50 ms sleeps: about 40
-	cs=$(count "$tmpdir/c20" context-switches)
+	cs=$(stat_count "$tmpdir/c20" context-switches)
 	if [ -z "$cs" ] || [ "$cs" -lt 50 ] || [ "$cs" -gt 110 ]; then
 		echo "concurrent: -p of a 20 ms sleep loop: $cs context-switches"
 		err=1
 	fi
-	cs=$(count "$tmpdir/c50" context-switches)
+	cs=$(stat_count "$tmpdir/c50" context-switches)
 	if [ -z "$cs" ] || [ "$cs" -lt 20 ] || [ "$cs" -gt 45 ]; then
 		echo "concurrent: -p of a 50 ms sleep loop: $cs context-switches"
 		err=1
 	fi
-	cs=$(count "$tmpdir/cwl" context-switches)
+	cs=$(stat_count "$tmpdir/cwl" context-switches)
 	if [ -z "$cs" ] || [ "$cs" -lt 100 ] || [ "$cs" -gt 300 ]; then
 		echo "concurrent: workload of 100 sleeps: $cs context-switches"
 		err=1
 	fi
 	# CPU 0 sees the 20 ms sleep loop switch out and back in, about 200
 	# times in 2 seconds, and more
-	cs=$(count "$tmpdir/ccpu" context-switches)
+	cs=$(stat_count "$tmpdir/ccpu" context-switches)
 	if [ -z "$cs" ] || [ "$cs" -lt 100 ]; then
 		echo "concurrent: -C 0: $cs context-switches"
 		err=1
@@ -200,7 +190,7 @@ test_simultaneous() {
 		fi
 	done
 	for i in $(seq 1 8); do
-		cs=$(count "$tmpdir/s$i" context-switches)
+		cs=$(stat_count "$tmpdir/s$i" context-switches)
 		if [ -z "$cs" ] || [ "$cs" -lt 20 ]; then
 			echo "simultaneous: session $i: $cs context-switches, expected at least 20"
 			err=1
@@ -218,9 +208,9 @@ test_repeat() {
 		perf test -w sleeper 10 20
 	perf stat -x, -o "$tmpdir/repeat_plain" -r 5 -e context-switches -- \
 		perf test -w sleeper 10 20
-	cs=$(count "$tmpdir/repeat" context-switches)
+	cs=$(stat_count "$tmpdir/repeat" context-switches)
 	cs=${cs%.*}
-	plain=$(count "$tmpdir/repeat_plain" context-switches)
+	plain=$(stat_count "$tmpdir/repeat_plain" context-switches)
 	plain=${plain%.*}
 	if [ -z "$cs" ] || [ -z "$plain" ] || [ "$plain" -lt 20 ] ||
 	   [ $((cs * 2)) -lt "$plain" ] || [ $((cs * 2)) -gt $((plain * 3)) ]; then

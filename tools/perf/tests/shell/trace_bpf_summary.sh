@@ -5,19 +5,12 @@
 # getppid() in its main thread and N2 in thread "getppid-2"; syscall_fail N
 # makes N flock() calls failing with EBADF; sleeper MSEC N sleeps N times.
 
-err=0
-out=$(mktemp /tmp/__perf_test.trace_bpf_summary.XXXXX)
-
-cleanup() {
-	rm -f "${out}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup trace_bpf_summary
+out="${tmpdir}/out"
 
 shelldir=$(dirname "$0")
 # shellcheck source=lib/trace_summary.sh
@@ -26,7 +19,6 @@ shelldir=$(dirname "$0")
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
 if bpf_skel_missing --bpf-summary; then
-	cleanup
 	exit 2
 fi
 
@@ -175,6 +167,4 @@ for args in "--bpf-summary" "-s --bpf-summary -i /dev/null" "-s --bpf-summary -u
 		err=1
 	fi
 done
-
-cleanup
 exit ${err}

@@ -5,20 +5,12 @@
 # getppid() calls: i386 numbers 4 and 64, which are stat and semget on
 # x86_64.  The summary must name them from the i386 table.
 
-err=0
-tmpdir=$(mktemp -d /tmp/__perf_test.trace_bpf_summary_compat.XXXXX)
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup trace_bpf_summary_compat
 out="${tmpdir}/out"
-
-cleanup() {
-	rm -rf "${tmpdir}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
 
 shelldir=$(dirname "$0")
 # shellcheck source=lib/trace_summary.sh
@@ -26,7 +18,6 @@ shelldir=$(dirname "$0")
 
 skip() {
 	echo "Skip: $1"
-	cleanup
 	exit 2
 }
 
@@ -34,7 +25,6 @@ skip() {
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
 if bpf_skel_missing --bpf-summary; then
-	cleanup
 	exit 2
 fi
 
@@ -60,6 +50,4 @@ perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- "${tmpdir}/compa
 expect "${out}" '^ total' write "7 7" "compat write"
 expect "${out}" '^ total' getppid "5 0" "compat getppid"
 expect "${out}" '^ total' semget "" "compat getppid named as semget"
-
-cleanup
 exit ${err}

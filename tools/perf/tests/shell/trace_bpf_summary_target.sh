@@ -7,37 +7,27 @@
 # err and target belong to lib/perf_check.sh, sourced below
 # shellcheck disable=SC2034,SC2154
 
-err=0
-out=$(mktemp /tmp/__perf_test.trace_bpf_summary_target.XXXXX)
-pidfile=$(mktemp /tmp/__perf_test.trace_bpf_summary_target.pid.XXXXX)
 cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 cg="perf-trace-target-$$"
 
-cleanup() {
-	rm -f "${out}" "${pidfile}"
+# what check_cleanup does not undo
+check_more_cleanup() {
 	[ -n "${cgmnt}" ] && rmdir "${cgmnt}/${cg}" 2>/dev/null
-	# the workloads still stopped after a failure
-	check_cleanup
 }
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
 
 shelldir=$(dirname "$0")
-# start_stopped, wait_bpf_links, skip_check; trace_summary.sh's expect()
-# replaces the one of perf_check.sh
+# check_setup, start_stopped, wait_bpf_links, skip_check
 # shellcheck source=lib/perf_check.sh
 . "${shelldir}"/lib/perf_check.sh
+check_setup trace_bpf_summary_target
+out="${tmpdir}/out"
+pidfile="${tmpdir}/pid"
 # shellcheck source=lib/trace_summary.sh
 . "${shelldir}"/lib/trace_summary.sh
 
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
 if bpf_skel_missing --bpf-summary; then
-	cleanup
 	exit 2
 fi
 
@@ -123,6 +113,4 @@ else
 	echo "--cgroup: cannot create a cgroup2 cgroup"
 	err=1
 fi
-
-cleanup
 check_exit

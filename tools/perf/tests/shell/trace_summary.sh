@@ -5,19 +5,12 @@
 # getppid() in its main thread and N2 in thread "getppid-2"; syscall_fail N
 # makes N flock() calls failing with EBADF.
 
-err=0
-out=$(mktemp /tmp/__perf_test.trace_summary.XXXXX)
-
-cleanup() {
-	rm -f "${out}"
-	trap - EXIT TERM INT
-}
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup trace_summary
+out="${tmpdir}/out"
 
 shelldir=$(dirname "$0")
 # shellcheck source=lib/trace_summary.sh
@@ -25,7 +18,6 @@ shelldir=$(dirname "$0")
 
 if ! perf trace -s --no-bpf-summary -o /dev/null true 2>/dev/null; then
 	echo "Skip: perf trace does not work here (no tracefs or not allowed)"
-	cleanup
 	exit 2
 fi
 
@@ -56,6 +48,4 @@ if perf trace -s --no-bpf-summary --summary-mode=cgroup -o /dev/null true 2>/dev
 	echo "--summary-mode=cgroup was accepted without --bpf-summary"
 	err=1
 fi
-
-cleanup
 exit ${err}

@@ -5,24 +5,21 @@
 # getppid() in its main thread and N2 in thread "getppid-2"; syscall_fail N
 # makes N flock() calls failing with EBADF.
 
-err=0
-out=$(mktemp /tmp/__perf_test.trace_summary_default.XXXXX)
-errout=$(mktemp /tmp/__perf_test.trace_summary_default.err.XXXXX)
-config=$(mktemp /tmp/__perf_test.trace_summary_default.config.XXXXX)
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup trace_summary_default
+out="${tmpdir}/out"
+errout="${tmpdir}/err"
+config="${tmpdir}/config"
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 notice="summary collected in user space"
 
-cleanup() {
+# what check_cleanup does not undo
+check_more_cleanup() {
 	echo "${paranoid}" > /proc/sys/kernel/perf_event_paranoid
-	rm -f "${out}" "${errout}" "${config}"
-	trap - EXIT TERM INT
 }
-
-trap_cleanup() {
-	cleanup
-	exit 1
-}
-trap trap_cleanup EXIT TERM INT
 
 shelldir=$(dirname "$0")
 # shellcheck source=lib/trace_summary.sh
@@ -31,7 +28,6 @@ shelldir=$(dirname "$0")
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
 if bpf_skel_missing "the BPF summary"; then
-	cleanup
 	exit 2
 fi
 
@@ -147,6 +143,4 @@ for args in "-s" "-S" "-s --summary-mode=thread" "-s --summary-mode=total" \
 		err=1
 	fi
 done
-
-cleanup
 exit ${err}

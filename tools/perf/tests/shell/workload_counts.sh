@@ -26,18 +26,18 @@ count()
 	stat_count "${tmpdir}/stat" "$event"
 }
 
-expect "getppid_loop 12345 calls" 12345 "$(count syscalls:sys_enter_getppid getppid_loop 12345)"
-expect "getppid_loop 1000 700, both threads" 1700 \
+expect_count "getppid_loop 12345 calls" 12345 "$(count syscalls:sys_enter_getppid getppid_loop 12345)"
+expect_count "getppid_loop 1000 700, both threads" 1700 \
 	"$(count syscalls:sys_enter_getppid getppid_loop 1000 700)"
-expect "syscall_fail 321 flock calls" 321 "$(count syscalls:sys_enter_flock syscall_fail 321)"
+expect_count "syscall_fail 321 flock calls" 321 "$(count syscalls:sys_enter_flock syscall_fail 321)"
 
 # every one of them fails with EBADF (-9)
 perf stat -x, -o "${tmpdir}/stat" -e syscalls:sys_exit_flock --filter 'ret == -9' -- \
 	perf test -w syscall_fail 321 >/dev/null 2>&1
 fails=$(stat_count "${tmpdir}/stat" syscalls:sys_exit_flock)
-expect "syscall_fail 321 calls failing with EBADF" 321 "$fails"
+expect_count "syscall_fail 321 calls failing with EBADF" 321 "$fails"
 
-expect "sleeper 20 3 5 4 sleeps" 7 "$(count syscalls:sys_enter_clock_nanosleep sleeper 20 3 5 4)"
+expect_count "sleeper 20 3 5 4 sleeps" 7 "$(count syscalls:sys_enter_clock_nanosleep sleeper 20 3 5 4)"
 
 # 3 x 200 ms: the wall time is at least 600 ms
 t0=$(date +%s%N)

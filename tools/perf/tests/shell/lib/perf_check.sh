@@ -4,9 +4,10 @@
 # workload of tests/workloads did:
 #
 #   check_setup NAME	a scratch directory in $tmpdir, removed on exit
-#			with the pids listed in $check_pids killed
+#			with the pids listed in $check_pids killed; a test
+#			with more to undo defines check_more_cleanup()
 #   stat_count FILE EVENT	the count of EVENT in 'perf stat -x,' output
-#   expect WHAT WANT GOT	GOT is exactly WANT
+#   expect_count WHAT WANT GOT	GOT is exactly WANT
 #   expect_min WHAT FLOOR GOT	GOT is a number of at least FLOOR: a count
 #			compared with another is first checked this way, so
 #			that no comparison can pass with both sides 0
@@ -33,6 +34,9 @@ check_cleanup() {
 		kill "${pid}" 2>/dev/null
 		kill -CONT "${pid}" 2>/dev/null
 	done
+	if declare -F check_more_cleanup > /dev/null; then
+		check_more_cleanup
+	fi
 	[ -n "${tmpdir}" ] && rm -rf "${tmpdir}"
 	trap - EXIT TERM INT
 }
@@ -47,7 +51,7 @@ stat_count() {
 	awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"
 }
 
-expect() {
+expect_count() {
 	if [ "$3" != "$2" ]; then
 		echo "FAIL: $1: expected $2, got '$3'"
 		err=1
