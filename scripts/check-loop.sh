@@ -29,18 +29,26 @@ out=$BUILD/check-loop
 rm -rf "$out"
 mkdir -p "$out"
 
-loader=
-stop_load()
+# the loader and the run under way each have a session of their own, so
+# that stopping the loop stops every process of theirs (timeout(1) gives
+# perf test a process group of its own, within the session): a perf test
+# left behind without its parent was found spinning on a CPU
+loader= tests=
+stop_group()
 {
-	[ -n "$loader" ] || return 0
-	kill -- -"$loader" 2>/dev/null
-	wait "$loader" 2>/dev/null
-	loader=
+	[ -n "$1" ] || return 0
+	pkill -KILL -s "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
-trap stop_load EXIT
+stop_all()
+{
+	stop_group "$tests"
+	stop_group "$loader"
+	tests= loader=
+}
+trap stop_all EXIT
 trap "exit 1" TERM INT
 if [ $load = 1 ]; then
-	# its own process group, so that stop_load ends the bench running now
 	setsid bash -c "while :; do '$PERF' bench sched messaging -g 10 -l 2000 >/dev/null 2>&1; done" &
 	loader=$!
 fi
@@ -49,8 +57,11 @@ pass=0 fail=0
 declare -A failed_in
 for i in $(seq 1 "$runs"); do
 	t0=$SECONDS
-	CI=true "$ROOT/scripts/test.sh" > "$out/run.log" 2>&1
+	CI=true setsid "$ROOT/scripts/test.sh" > "$out/run.log" 2>&1 &
+	tests=$!
+	wait "$tests"
 	rc=$?
+	tests=
 	secs=$((SECONDS - t0))
 	loadavg=$(cut -d' ' -f1 /proc/loadavg)
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/run.log" | tail -1)
@@ -70,7 +81,7 @@ for i in $(seq 1 "$runs"); do
 	fi
 done
 rm -f "$out/run.log"
-stop_load
+stop_all
 
 for t in "${!failed_in[@]}"; do
 	echo "failed: $t in run(s) ${failed_in[$t]}"
