@@ -38,6 +38,7 @@
 #include <internal/xyarray.h>
 
 #include "util/bpf_counter.h"
+#include "util/bpf-utils.h"
 #include "util/bpf_record_aggr.h"
 #include "util/callchain.h"
 #include "util/cap.h"
@@ -412,28 +413,8 @@ static int record_aggr__read_stack(int stacks_fd, s32 stack_id, u64 *ips)
 /* sum the per-CPU counters of the BPF program; -1 when they cannot be read */
 static int record_aggr__read_stats(u64 *stats)
 {
-	int nr_cpus = libbpf_num_possible_cpus();
-	int fd = bpf_map__fd(skel->maps.record_aggr_stats);
-	u64 *percpu;
-	u32 stat;
-	int cpu, err = -1;
-
-	if (nr_cpus <= 0)
-		return -1;
-	percpu = calloc(nr_cpus, sizeof(*percpu));
-	if (!percpu)
-		return -1;
-	for (stat = 0; stat < RECORD_AGGR_STAT_MAX; stat++) {
-		stats[stat] = 0;
-		if (bpf_map_lookup_elem(fd, &stat, percpu))
-			goto out;
-		for (cpu = 0; cpu < nr_cpus; cpu++)
-			stats[stat] += percpu[cpu];
-	}
-	err = 0;
-out:
-	free(percpu);
-	return err;
+	return bpf_percpu_array__sum(bpf_map__fd(skel->maps.record_aggr_stats), stats,
+				     RECORD_AGGR_STAT_MAX);
 }
 
 static int record_aggr__cmp_time(const void *a, const void *b)
