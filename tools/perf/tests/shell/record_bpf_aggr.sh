@@ -23,12 +23,12 @@ if bpf_skel_missing --bpf-aggr; then
 	exit 2
 fi
 
-# Floors from the workload: 'cpu_split 3 2' runs two threads for 3 s, up to
-# 6 s of CPU time. Even on a loaded machine it gets 0.5 s, that is about
-# 500 samples at 999 Hz, 3/4 of them in split_heavy and 1/4 in split_light
-# (minus what perf stat and the kernel take).
-min_task_ns=500000000
-min_samples=250
+# Floors from the workload: 'cpu_split 1 2 cpu' runs two threads until each
+# has had 1 s of CPU time, however loaded the machine is: 2 s of task-clock
+# at least, about 2000 samples at 999 Hz, 3/4 of them in split_heavy and
+# 1/4 in split_light (minus what perf stat and the kernel take).
+min_task_ns=2000000000
+min_samples=1500
 min_heavy=50
 min_light=12
 
@@ -51,7 +51,7 @@ record() {
 	shift
 	perf record "$@" -g -e cpu-clock -F 999 --no-bpf-event -o "${tmpdir}/${name}.data" -- \
 		perf stat -x, -e task-clock -o "${tmpdir}/${name}.stat" -- \
-		perf test -w cpu_split 3 2 2> "${tmpdir}/${name}.err"
+		perf test -w cpu_split 1 2 cpu 2> "${tmpdir}/${name}.err"
 }
 
 # task-clock of the workload in ns
@@ -166,11 +166,11 @@ fi
 # must still carry the sum of the periods they stand for.
 if perf record --bpf-aggr -g -e cpu-clock -c 1000000 --no-bpf-event -o "${tmpdir}/fixed.data" -- \
 	perf stat -x, -e task-clock -o "${tmpdir}/fixed.stat" -- \
-	perf test -w cpu_split 1 1 2> "${tmpdir}/fixed.err"; then
+	perf test -w cpu_split 1 1 cpu 2> "${tmpdir}/fixed.err"; then
 	fixed_total=$(workload_period fixed)
 	fixed_task=$(task_clock_ns fixed)
 	echo "aggr -c: total period ${fixed_total} ns, task-clock ${fixed_task} ns"
-	if at_least "aggr -c task-clock" "$fixed_task" $((min_task_ns / 5)) &&
+	if at_least "aggr -c task-clock" "$fixed_task" $((min_task_ns / 2)) &&
 	   ! awk -v t="$fixed_total" -v c="$fixed_task" \
 		'BEGIN { d = t / c - 1; exit !(d < 0.02 && d > -0.02) }'; then
 		echo "FAIL: with -c the total period is not the task-clock within 2%"

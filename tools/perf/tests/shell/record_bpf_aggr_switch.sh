@@ -25,12 +25,13 @@ if bpf_skel_missing --bpf-aggr; then
 	exit 2
 fi
 
-# Floors from the workload: each phase, 'cpu_split 3 2', runs two threads
-# for 3 s. Even on a loaded machine a phase gets 0.25 s of CPU, about 250
-# samples at 999 Hz: 3/4 in split_heavy, 1/4 in split_light.
+# Floors from the workload: each phase, 'cpu_split 1 2 cpu', runs two
+# threads until each has had 1 s of CPU time, however loaded the machine
+# is: 2 s of task-clock, about 2000 samples of 1 ms at 999 Hz, 3/4 in
+# split_heavy, 1/4 in split_light.
 nr_phases=4
-min_phase_samples=200
-min_task_ns=$((nr_phases * 250000000))
+min_phase_samples=1500
+min_task_ns=$((nr_phases * 2000000000))
 min_heavy=50
 min_light=12
 
@@ -56,7 +57,7 @@ heavy_part() {
 	awk -v h="$1" -v l="$2" 'BEGIN { if (h + l > 0) printf "%.2f\n", 100 * h / (h + l) }'
 }
 
-# The workload: PHASES phases of 'cpu_split SEC THREADS', a SIGUSR2 to perf
+# The workload: PHASES phases of 'cpu_split SEC THREADS cpu', a SIGUSR2 to perf
 # record (its pid in perf.pid) after each but the last. The next phase
 # starts when perf has printed its "Dump" line to ERRFILE: the process of
 # that phase then starts in the new file, which gets its COMM and MMAP
@@ -68,7 +69,7 @@ echo \$\$ > "${tmpdir}/stat.pid"
 exec perf stat -x, -e task-clock -o "${tmpdir}/stat" -- sh -c '
 	i=1
 	while true; do
-		perf test -w cpu_split \$2 \$3 || exit 1
+		perf test -w cpu_split \$2 \$3 cpu || exit 1
 		[ \$i -ge \$1 ] && exit 0
 		kill -USR2 \$(cat "${tmpdir}/perf.pid") || exit 1
 		# polls the state perf reports, bounded to 60 s
@@ -100,7 +101,7 @@ record_switch() {
 
 # the plain reference
 if ! perf record -g -e cpu-clock -F 999 --no-bpf-event -o "${tmpdir}/plain.data" -- \
-	perf test -w cpu_split 4 2 2> "${tmpdir}/plain.err"; then
+	perf test -w cpu_split 1 2 cpu 2> "${tmpdir}/plain.err"; then
 	echo "plain perf record failed:"
 	cat "${tmpdir}/plain.err"
 	exit 1
@@ -113,7 +114,7 @@ at_least "plain split_light share" "$plain_light" $min_light
 plain_part=$(heavy_part "$plain_heavy" "$plain_light")
 echo "plain: split_heavy is ${plain_part}% of split_heavy + split_light"
 
-if ! record_switch aggr $nr_phases 3 2; then
+if ! record_switch aggr $nr_phases 1 2; then
 	echo "perf record --bpf-aggr --switch-output=signal failed:"
 	cat "${tmpdir}/aggr.err"
 	exit 1
@@ -143,7 +144,7 @@ for f in $files; do
 	echo "$(basename "$f"): ${stacks} stacks, period ${period} ns," \
 	     "split_heavy ${heavy}%, split_light ${light}%, heavy part ${part}%"
 	at_least "stacks in $(basename "$f")" "$stacks" 2
-	# a phase of 3 s gets 200 samples of 1 ms at least
+	# a phase of 2 s of CPU time has 1500 samples of 1 ms at least
 	at_least "period in $(basename "$f")" "$period" $((min_phase_samples * 1000000))
 	if at_least "split_heavy share" "$heavy" $min_heavy &&
 	   at_least "split_light share" "$light" $min_light &&

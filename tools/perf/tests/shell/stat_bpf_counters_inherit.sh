@@ -33,12 +33,17 @@ skip_if_unsupported() {
 printf '[stat]\n\tbpf-counter-events = cs,faults,migrations\n' > "$tmpdir/config"
 
 # perf stat -x, -o FILE ARGS...: each event counted with a perf_event and
-# under its alias by BPF
+# under its alias by BPF.  perf stat enables and disables its BPF counters
+# just before its perf events: a loaded machine that preempts it in between
+# for tens of ms moves a CPU's counts by thousands (122547 against 136753
+# context switches at a load average of 200).  So perf stat runs SCHED_FIFO
+# here, to count both over the same window; its workload does not
+# (--reset-on-fork).
 stat_both() {
 	local out=$1
 
 	shift
-	PERF_CONFIG="$tmpdir/config" perf stat -x, -o "$out" \
+	PERF_CONFIG="$tmpdir/config" chrt --reset-on-fork -f 1 perf stat -x, -o "$out" \
 		-e context-switches,cs,page-faults,faults,cpu-migrations,migrations "$@"
 }
 

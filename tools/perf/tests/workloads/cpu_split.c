@@ -4,15 +4,19 @@
  * of its time in split_heavy() and one quarter in split_light(), both
  * called from split_round(), so profiles can be checked for a 3:1 share.
  *
- *   perf test -w cpu_split [SEC [THREADS [rounds]]]
+ *   perf test -w cpu_split [SEC [THREADS [rounds|cpu]]]
  *
  * With "rounds", print the number of split_round() calls of all threads as
  * "rounds=N" at the end: the work done, to compare runs under a tracer.
+ * With "cpu", each thread stops once it has run SEC seconds on a CPU
+ * instead of after SEC seconds: a loaded machine makes it last longer, the
+ * CPU time a test checks its profile against stays known in advance.
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/compiler.h>
 #include "../tests.h"
@@ -21,6 +25,8 @@
 #define SPLIT_UNIT	20000
 
 static volatile sig_atomic_t done;
+/* with "cpu": the CPU time each thread runs, in ns; 0: until done */
+static long long cpu_budget_ns;
 /* per thread: a shared sink would make the split depend on cache-line bouncing */
 static __thread unsigned long split_sink;
 
@@ -51,13 +57,27 @@ noinline void split_round(void)
 	split_light();
 }
 
+/* CPU time of the calling thread in ns, -1 if it cannot be read */
+static long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return -1;
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void *split_thread(void *arg)
 {
 	unsigned long *rounds = arg;
+	long long start = cpu_budget_ns ? thread_cpu_ns() : 0;
 
 	while (!done) {
 		split_round();
 		(*rounds)++;
+		/* a round is tens of microseconds, so one clock read each is cheap */
+		if (cpu_budget_ns && thread_cpu_ns() - start >= cpu_budget_ns)
+			break;
 	}
 	return NULL;
 }
@@ -72,8 +92,8 @@ static int cpu_split(int argc, const char **argv)
 	if (workload__arg_count(argc, argv, 0, 1, &sec) ||
 	    workload__arg_count(argc, argv, 1, 1, &nr_threads))
 		return -1;
-	if (argc > 2 && strcmp(argv[2], "rounds")) {
-		fprintf(stderr, "workload: the third argument can only be 'rounds'\n");
+	if (argc > 2 && strcmp(argv[2], "rounds") && strcmp(argv[2], "cpu")) {
+		fprintf(stderr, "workload: the third argument can only be 'rounds' or 'cpu'\n");
 		return -1;
 	}
 	if (sec < 1) {
@@ -86,8 +106,16 @@ static int cpu_split(int argc, const char **argv)
 	}
 
 	signal(SIGINT, sighandler);
-	signal(SIGALRM, sighandler);
-	alarm(sec);
+	if (argc > 2 && !strcmp(argv[2], "cpu")) {
+		cpu_budget_ns = sec * 1000000000LL;
+		if (thread_cpu_ns() < 0) {
+			fprintf(stderr, "workload: cannot read the CPU time of a thread\n");
+			return -1;
+		}
+	} else {
+		signal(SIGALRM, sighandler);
+		alarm(sec);
+	}
 
 	for (i = 1; i < nr_threads; i++, started++) {
 		if (pthread_create(&th[i], NULL, split_thread, &rounds[i])) {
@@ -103,7 +131,7 @@ static int cpu_split(int argc, const char **argv)
 
 	if (started < nr_threads - 1)
 		return -1;
-	if (argc > 2) {
+	if (argc > 2 && !cpu_budget_ns) {
 		for (i = 0; i <= started; i++)
 			total += rounds[i];
 		printf("rounds=%lu\n", total);

@@ -17,6 +17,9 @@
 #			perf session has attached its BPF programs
 #   wait_log_line PID FILE TEXT	until FILE, written by perf (PID), has a
 #			line starting with TEXT
+#   wait_cpu_time PID MS	until process PID has run MS ms more on CPUs:
+#			a window that holds as much of a CPU-bound
+#			workload however loaded the machine is
 #   check_exit		exit 1 if a check failed, 2 if one was skipped
 #
 # The checks print one "ok:" or "FAIL:" line each and set err=1.
@@ -130,6 +133,35 @@ wait_log_line() {
 		sleep 0.01
 	done
 	echo "FAIL: perf (pid $1) did not print '$3' in 60 s"
+	err=1
+	return 1
+}
+
+# utime + stime of process PID in clock ticks (the comm may hold spaces)
+cpu_ticks() {
+	local stat
+
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	echo "${stat##*) }" | awk '{ print $12 + $13 }'
+}
+
+wait_cpu_time() {
+	local i now want
+
+	now=$(cpu_ticks "$1") || { echo "FAIL: no process $1"; err=1; return 1; }
+	want=$((now + $2 * $(getconf CLK_TCK) / 1000))
+	for i in $(seq 12000); do
+		if ! now=$(cpu_ticks "$1"); then
+			echo "FAIL: process $1 ended before it ran $2 ms more"
+			err=1
+			return 1
+		fi
+		if [ "$now" -ge "$want" ]; then
+			return 0
+		fi
+		sleep 0.01
+	done
+	echo "FAIL: process $1 did not run $2 ms in 120 s"
 	err=1
 	return 1
 }
