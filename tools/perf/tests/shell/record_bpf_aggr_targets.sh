@@ -32,7 +32,7 @@ if bpf_skel_missing --bpf-aggr; then
 fi
 
 # share of the period in split_heavy + split_light among the samples of
-# process $2 (of all processes without $2)
+# process $2 (of all processes without $2), and their period in ms
 split_share() {
 	perf script -i "${tmpdir}/$1.data" -F pid,period,ip,sym -G 2>/dev/null |
 		awk -v pid="$2" '
@@ -41,13 +41,14 @@ split_share() {
 			if ($4 == "split_heavy" || $4 == "split_light")
 				in_split += $2
 		}
-		END { printf "%.0f\n", all ? 100 * in_split / all : 0 }'
+		END { printf "%.0f %.0f\n", all ? 100 * in_split / all : 0, all / 1e6 }'
 }
 
-# check_target NAME MIN_SHARE [PID]: recording NAME counted samples in BPF
-# and split_heavy/split_light have at least MIN_SHARE % of them
+# check_target NAME MIN_SHARE MIN_MS [PID]: recording NAME counted samples
+# in BPF, of at least MIN_MS ms of CPU time (of PID), and
+# split_heavy/split_light have at least MIN_SHARE % of them
 check_target() {
-	local name=$1 min=$2 pid=$3 share
+	local name=$1 min=$2 min_ms=$3 pid=$4 share ms
 
 	# what the workload of the session said: a window that did not end well
 	if grep FAIL "${tmpdir}/${name}.out"; then
@@ -59,8 +60,12 @@ check_target() {
 		err=1
 		return
 	fi
-	share=$(split_share "$name" "$pid")
-	echo "${name}: split_heavy + split_light ${share}%"
+	read -r share ms <<< "$(split_share "$name" "$pid")"
+	echo "${name}: split_heavy + split_light ${share}% of ${ms} ms"
+	if [ "${ms:-0}" -lt "$min_ms" ]; then
+		echo "FAIL: ${name}: expected samples of at least ${min_ms} ms"
+		err=1
+	fi
 	if [ "${share:-0}" -lt "$min" ]; then
 		echo "FAIL: ${name}: expected at least ${min}% in split_heavy + split_light"
 		err=1
@@ -76,7 +81,8 @@ record() {
 
 # a workload with children: each child runs cpu_split
 record children -- sh -c 'perf test -w cpu_split 1 1 cpu & perf test -w cpu_split 1 1 cpu; wait'
-check_target children 50
+# two children of 1 s of CPU time each
+check_target children 50 1500
 nr_pids=$(perf report -i "${tmpdir}/children.data" --stdio --no-children -g none \
 	--sort pid,sym 2>/dev/null | awk '$NF == "split_heavy" { n++ } END { print n + 0 }')
 if [ "$nr_pids" -ne 2 ]; then
@@ -100,9 +106,11 @@ tid=$(ls /proc/$wpid/task | sort -n | tail -1)
 window=". '$(dirname "$0")/lib/perf_check.sh'; wait_cpu_time $wpid 200"
 
 record pid -p "$wpid" -- bash -c "$window"
-check_target pid 80 "$wpid"
+# 200 ms of the workload's CPU time in each window, the recording around it
+check_target pid 80 150 "$wpid"
 record tid -t "$tid" -- bash -c "$window"
-check_target tid 80
+# one of the two threads on one CPU: about half of it
+check_target tid 80 50
 tids=$(perf script -i "${tmpdir}/tid.data" -F tid 2>/dev/null |
        awk 'NF == 1 { print $1 }' | sort -u)
 if [ "$tids" != "$tid" ]; then
@@ -110,9 +118,9 @@ if [ "$tids" != "$tid" ]; then
 	err=1
 fi
 record all -a -- bash -c "$window"
-check_target all 10 "$wpid"
+check_target all 10 150 "$wpid"
 record cpu -C "$cpu" -- bash -c "$window"
-check_target cpu 10 "$wpid"
+check_target cpu 10 150 "$wpid"
 cpus=$(perf script -i "${tmpdir}/cpu.data" -F cpu 2>/dev/null |
        awk 'NF == 1 { print $1 }' | sort -u)
 if [ "$cpus" != "$(printf '[%03d]' "$cpu")" ]; then

@@ -85,8 +85,9 @@ test_thresh() {
       /PERF_RECORD_EXIT/ { stop = ns($1) }
       END { printf "%.0f %.0f\n", start, stop }')"
 
-  # three direct samples of at least 600 ms in sleeper_nap (less those
-  # perf could not record).  A sample is written when the task comes back
+  # three direct samples of the 600 ms sleeps in sleeper_nap, at least
+  # 570 ms each (less those perf could not record); a 1 ms sleep that
+  # waited 500 ms for a CPU would be a fourth and fail the test.  A sample is written when the task comes back
   # on a CPU, so its period cannot be longer than the time since the
   # previous one came back, or since the exec for the first: how much
   # longer than 600 ms a sleep lasts depends on the load, this does not.
@@ -301,17 +302,22 @@ test_targets() {
 
   for opts in "-a" "--threads -z"
   do
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2016,SC2086
     if ! record_offcpu --off-cpu-thresh=200 -e dummy ${opts} \
-	 -o "${perfdata}" -- perf test -w sleeper 300 3
+	 -o "${perfdata}" -- sh -c 'echo $$ > "$0"; exec perf test -w sleeper 300 3' \
+	 "${tmpdir}/workload.pid"
     then
       echo "Off-cpu targets test [Failed record ${opts}]"
       err=1
       return
     fi
-    # the three sleeps, less those perf could not record
-    n=$(offcpu_samples | awk '$1 == "direct" && $5 == "nap" { n++ } END { print n + 0 }')
-    if [ "${n}" -gt 3 ] || [ $((n + missed)) -lt 3 ]
+    # The three sleeps of the workload, less those perf could not record.
+    # With -a, what perf could not record is of any task: one sleep at
+    # least must be there.
+    pid=$(cat "${tmpdir}/workload.pid")
+    n=$(offcpu_samples | awk -v pid="${pid}" '$1 == "direct" && $2 == pid && $5 == "nap" { n++ }
+                                            END { print n + 0 }')
+    if [ "${n}" -gt 3 ] || [ "${n}" -lt 1 ] || [ $((n + missed)) -lt 3 ]
     then
       echo "Off-cpu targets test [Failed ${opts}: ${n} samples of the 3 sleeps]"
       err=1

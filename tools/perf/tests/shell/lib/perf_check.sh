@@ -139,18 +139,21 @@ wait_log_line() {
 
 # utime + stime of process PID in clock ticks (the comm may hold spaces)
 cpu_ticks() {
-	local stat
+	local stat f
 
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	echo "${stat##*) }" | awk '{ print $12 + $13 }'
+	read -r stat 2>/dev/null < "/proc/$1/stat" || return 1
+	read -r -a f <<< "${stat##*) }"
+	echo $((f[11] + f[12]))
 }
 
+# utime and stime are each rounded down to a tick: two ticks more than
+# MS make sure of MS.
 wait_cpu_time() {
-	local i now want
+	local now want end=$((SECONDS + 120))
 
 	now=$(cpu_ticks "$1") || { echo "FAIL: no process $1"; err=1; return 1; }
-	want=$((now + $2 * $(getconf CLK_TCK) / 1000))
-	for i in $(seq 12000); do
+	want=$((now + ($2 * $(getconf CLK_TCK) + 999) / 1000 + 2))
+	while [ $SECONDS -lt $end ]; do
 		if ! now=$(cpu_ticks "$1"); then
 			echo "FAIL: process $1 ended before it ran $2 ms more"
 			err=1
