@@ -79,35 +79,29 @@ baseline_objects() {
 }
 
 # Four sessions at once on four targets, one leader for all.  Each counts
-# context switches twice over the same window, with a perf event and under
-# the alias 'cs' through BPF (stat.bpf-counter-events), so that what each
-# counts of its own target is checked exactly however loaded the machine:
+# with cs_stat, so that what each counts of its own target is checked
+# exactly however loaded the machine:
 # two sleep loops watched with -p (50 sleeps of 20 ms, 20 of 50 ms), both
 # stopped until their session counts; a workload of 100 sleeps of 10 ms;
 # and CPU 0, with a workload of 50 sleeps of 20 ms on it.
 test_concurrent() {
 	local s20 s50 sessions leaders n
 
-	printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
 	start_stopped sleeper 20 50 || return
 	s20=$target
 	start_stopped sleeper 50 20 || return
 	s50=$target
-	concurrent_stat -o "$tmpdir/c20" -D 1 -p "$s20" 2> "$tmpdir/c20.log" &
+	cs_stat -o "$tmpdir/c20" -D 1 -p "$s20" 2> "$tmpdir/c20.log" &
 	sessions=$!
-	concurrent_stat -o "$tmpdir/c50" -D 1 -p "$s50" 2> "$tmpdir/c50.log" &
+	cs_stat -o "$tmpdir/c50" -D 1 -p "$s50" 2> "$tmpdir/c50.log" &
 	sessions="$sessions $!"
 	# perf stat enables its BPF counters first, then says "Events enabled"
 	wait_log_line "${sessions% *}" "$tmpdir/c20.log" "Events enabled" || return
 	wait_log_line "${sessions#* }" "$tmpdir/c50.log" "Events enabled" || return
 	kill -CONT "$s20" "$s50"
-	concurrent_stat -o "$tmpdir/cwl" -- perf test -w sleeper 10 100 &
+	cs_stat -o "$tmpdir/cwl" -- perf test -w sleeper 10 100 &
 	sessions="$sessions $!"
-	# SCHED_FIFO: its BPF counters and perf event are enabled and
-	# disabled with no other task running in between
-	chrt --reset-on-fork -f 1 env PERF_CONFIG="$tmpdir/cs_config" \
-		perf stat -x, -e context-switches,cs -o "$tmpdir/ccpu" -C 0 -- \
-		taskset -c 0 perf test -w sleeper 20 50 &
+	cs_stat --fifo -o "$tmpdir/ccpu" -C 0 -- taskset -c 0 perf test -w sleeper 20 50 &
 	sessions="$sessions $!"
 	# the most leader programs seen while the sessions run
 	leaders=0
@@ -134,11 +128,6 @@ test_concurrent() {
 	# two windows differ by the time between the enables and between the
 	# disables
 	concurrent_check "-C 0" "$tmpdir/ccpu" 100 "~5%"
-}
-
-# perf stat counting context switches both ways, as test_concurrent does
-concurrent_stat() {
-	PERF_CONFIG="$tmpdir/cs_config" perf stat -x, -e context-switches,cs "$@"
 }
 
 # concurrent_check WHAT FILE FLOOR DIFF: the perf event and BPF counted
@@ -240,9 +229,7 @@ test_simultaneous() {
 test_repeat() {
 	local cs plain
 
-	printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/repeat_config"
-	PERF_CONFIG="$tmpdir/repeat_config" perf stat -x, -o "$tmpdir/repeat" -r 5 \
-		-e context-switches,cs -- perf test -w sleeper 10 20
+	cs_stat -o "$tmpdir/repeat" -r 5 -- perf test -w sleeper 10 20
 	cs=$(stat_count "$tmpdir/repeat" cs)
 	cs=${cs%.*}
 	plain=$(stat_count "$tmpdir/repeat" context-switches)
@@ -311,7 +298,24 @@ test_not_root() {
 	fi
 }
 
+# cs_stat [--fifo] ARGS...: perf stat -x, counting context switches twice
+# over one window, with a perf event and under the alias 'cs' through BPF
+# (stat.bpf-counter-events).  --fifo runs it SCHED_FIFO, so that its BPF
+# counters and its perf event are enabled and disabled with no other task
+# running in between.
+cs_stat() {
+	local fifo=()
+
+	if [ "$1" = --fifo ]; then
+		fifo=(chrt --reset-on-fork -f 1)
+		shift
+	fi
+	PERF_CONFIG="$tmpdir/cs_config" "${fifo[@]}" \
+		perf stat -x, -e context-switches,cs "$@"
+}
+
 skip_if_unsupported
+printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
 baseline_objects
 test_concurrent
 test_kill_reclaim
