@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # perf record -g of a CPU-bound 2-thread workload (cpu_split SECS 2) at 999
 # Hz and at the highest frequency the machine allows: plain vs --bpf-aggr,
-# against the floor of each frequency: an empty perf_event program on the
-# same sampling event (cpu-clock of the workload and its threads, sample
-# type of record -g), which runs on every sample and writes nothing
-# (scripts/bench/floor/perf_event_empty.bpf.c).
+# against two floors of each frequency, perf_event programs on the same
+# sampling event (cpu-clock of the workload and its threads, sample type
+# of record -g) that run on every sample and write nothing: an empty one
+# (scripts/bench/floor/perf_event_empty.bpf.c), and one that only walks
+# the kernel and user stacks into a stack map as --bpf-aggr does
+# (perf_event_stackid.bpf.c).
 #
 # The primary figure is thread time per round of work, ns: 2 threads x SECS
 # / rounds done, so what sampling steals from the workload shows as added
@@ -13,13 +15,16 @@
 # "max" is kernel.perf_event_max_sample_rate read once at the start: the
 # kernel lowers it while samples take too long, so it is set back to that
 # value before each case at max, and restored at the end; every case at
-# max samples at the same rate.
+# max samples at the same rate.  RECORD_AGGR_FREQS=999 or =max runs the
+# cases of one frequency only.
 . "$ROOT/scripts/bench/lib.sh"
 
-BENCH_TITLE="cpu_split 2 threads: ns of thread time per round, perf record -g vs --bpf-aggr vs an empty perf_event program"
+BENCH_TITLE="cpu_split 2 threads: ns of thread time per round, perf record -g vs --bpf-aggr vs perf_event program floors"
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_FLOORS="empty perf_event prog 999Hz (floor)
-empty perf_event prog max (floor)"	# each case against its frequency's
+stack ids only 999Hz (floor)
+empty perf_event prog max (floor)
+stack ids only max (floor)"	# each case against its frequency's
 export RECORD_AGGR_SECS=${RECORD_AGGR_SECS:-10}
 RECORD_AGGR_MAX_HZ=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 export RECORD_AGGR_MAX_HZ
@@ -38,7 +43,7 @@ bench_teardown()
 	echo "$RECORD_AGGR_MAX_HZ" > /proc/sys/kernel/perf_event_max_sample_rate
 }
 
-# Usage: bench_record_aggr_case untraced|floor|plain|aggr [FREQ [perf record options]]
+# Usage: bench_record_aggr_case untraced|floor|stackid|plain|aggr [FREQ [perf record options]]
 bench_record_aggr_case()
 {
 	local mode=$1 freq=${2:-} dir out rounds threads=2
@@ -53,9 +58,11 @@ bench_record_aggr_case()
 	case $mode in
 	untraced)
 		out=$("${work[@]}") ;;
-	floor)
-		out=$("$BENCH_FLOOR_DIR/floor" -F "$freq" "$BENCH_FLOOR_DIR/perf_event_empty.bpf.o" \
-			"${work[@]}") ;;
+	floor | stackid)
+		local prog=$BENCH_FLOOR_DIR/perf_event_empty.bpf.o
+
+		[ "$mode" = stackid ] && prog=$BENCH_FLOOR_DIR/perf_event_stackid.bpf.o
+		out=$("$BENCH_FLOOR_DIR/floor" -F "$freq" "$prog" "${work[@]}") ;;
 	*)
 		local opts=(-g -e cpu-clock -F "$freq" -o "$dir/perf.data")
 		[ "$mode" = aggr ] && opts+=(--bpf-aggr "$@")
@@ -80,11 +87,17 @@ bench_record_aggr_case()
 export -f bench_record_aggr_case
 
 bench_case untraced "bench_record_aggr_case untraced"
-f999="empty perf_event prog 999Hz (floor)"
-fmax="empty perf_event prog max (floor)"
-bench_case "$f999" "bench_record_aggr_case floor 999" "$f999"
-bench_case "record -g 999Hz" "bench_record_aggr_case plain 999" "$f999"
-bench_case "--bpf-aggr 999Hz" "bench_record_aggr_case aggr 999" "$f999"
-bench_case "$fmax" "bench_record_aggr_case floor max" "$fmax"
-bench_case "record -g max" "bench_record_aggr_case plain max" "$fmax"
-bench_case "--bpf-aggr max" "bench_record_aggr_case aggr max --bpf-aggr-entries=65536" "$fmax"
+for freq in ${RECORD_AGGR_FREQS:-999 max}; do
+	case $freq in
+	999)	aggr_opts= ;;
+	max)	aggr_opts=" --bpf-aggr-entries=65536" ;;
+	*)	die "RECORD_AGGR_FREQS: 999 or max, not '$freq'" ;;
+	esac
+	empty="empty perf_event prog ${freq/999/999Hz} (floor)"
+	walk="stack ids only ${freq/999/999Hz} (floor)"
+	bench_case "$empty" "bench_record_aggr_case floor $freq" "$empty"
+	bench_case "$walk" "bench_record_aggr_case stackid $freq" "$empty"
+	bench_case "record -g ${freq/999/999Hz}" "bench_record_aggr_case plain $freq" "$empty" "$walk"
+	bench_case "--bpf-aggr ${freq/999/999Hz}" "bench_record_aggr_case aggr $freq$aggr_opts" \
+		"$empty" "$walk"
+done
