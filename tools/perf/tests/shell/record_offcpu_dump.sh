@@ -198,6 +198,68 @@ test_total() {
   echo "Off-cpu total time test [Success]"
 }
 
+# Intervals below the threshold are summed by task and stack, stacks of up
+# to 8 user entries in a map with a smaller key than longer ones.  Ten
+# sleeps of 20 ms in sleeper_nap, then ten under 16 frames of sleeper_deep:
+# two sums of 200 ms at least (less what perf could not record), each with
+# its whole callchain, and perf -v says which map each came from.  The
+# first stack has 8 entries in the usual build (perf's main() to
+# clock_nanosleep()), short enough for the small key; a build whose own
+# frames make it longer cannot check that map here and says so.  Read with
+# perf report: the sums are written after the workload exited, and perf
+# script does not resolve their symbols then (nor does the base's).
+test_stack_depths() {
+  local res short_sums long_sums depth
+
+  echo "Off-cpu short and long stacks test"
+
+  if ! record_offcpu -v --off-cpu-thresh=1000000 -e dummy -o "${perfdata}" \
+       -- perf test -w sleeper 20 10 20 10 16
+  then
+    echo "Off-cpu short and long stacks test [Failed record]"
+    err=1
+    return
+  fi
+  # per sum in sleeper_nap: ms, entries, sleeper_deep frames ('folded'
+  # puts the period, a space, then the callchain; --no-inline keeps
+  # " (inlined)" out of the frame names)
+  if ! res=$(perf report -i "${perfdata}" --stdio --no-children --no-inline --sort sym \
+             -g folded,0,caller,period 2> /dev/null | awk -v m="${missed}" '
+      /^[0-9]+ .*;sleeper_nap;/ {
+        chain = $0; sub(/^[0-9]+ /, "", chain)
+        n = split(chain, f, ";"); deep = 0
+        for (i = 1; i <= n; i++) if (f[i] == "sleeper_deep") deep++
+        if (deep == 0) { short += $1; depth = n }
+        else if (deep == 16) long += $1
+        else odd = odd " " deep }
+      END { printf "%d %d ms with no sleeper_deep frame (%d entries), %d ms under 16%s\n",
+                   depth, short / 1e6, depth, long / 1e6,
+                   odd != "" ? ", other depths:" odd : ""
+            exit (odd != "" || short == 0 || long == 0 ||
+                  short < (10 - m) * 20e6 || long < (10 - m) * 20e6 ||
+                  short + long < (20 - m) * 20e6) }')
+  then
+    echo "Off-cpu short and long stacks test [Failed: ${res#* }]"
+    err=1
+    return
+  fi
+  depth=${res%% *}
+  res=${res#* }
+  read -r short_sums long_sums <<< "$(sed -n \
+      's/^off-cpu: \([0-9]*\) sums of stacks of up to 8 entries, \([0-9]*\) of longer.*/\1 \2/p' \
+      "${tmpdir}/record.out")"
+  if [ "${depth}" -gt 8 ]; then
+    skip_check "off-cpu short stack map" "sleeper_nap's stack has ${depth} entries in this build"
+  elif [ "${short_sums:-0}" -lt 1 ] || [ "${long_sums:-0}" -lt 1 ]; then
+    echo "Off-cpu short and long stacks test [Failed: ${short_sums:-no} short" \
+         "and ${long_sums:-no} long stack sums, expected one of each at least: ${res}]"
+    err=1
+    return
+  fi
+  echo "Off-cpu short and long stacks test [Success: ${res}; ${short_sums} short and" \
+       "${long_sums} long stack sums]"
+}
+
 test_order() {
   echo "Off-cpu time order test"
 
@@ -384,6 +446,7 @@ test_unprivileged() {
 
 test_thresh
 test_total
+test_stack_depths
 test_order
 test_start
 test_targets

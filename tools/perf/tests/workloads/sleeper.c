@@ -2,9 +2,10 @@
 /*
  * Sleep MSEC milliseconds COUNT times, then MSEC2 milliseconds COUNT2 times,
  * always inside sleeper_nap(), so off-CPU profiles can be checked for the
- * number, length and call chain of the sleeps.
+ * number, length and call chain of the sleeps.  With DEPTH2, the second
+ * sleeps are made DEPTH2 frames of sleeper_deep() further down the stack.
  *
- *   perf test -w sleeper MSEC COUNT [MSEC2 COUNT2]
+ *   perf test -w sleeper MSEC COUNT [MSEC2 COUNT2 [DEPTH2]]
  *
  * The sleep itself is one call deeper, in sleeper_syscall(): glibc's
  * clock_nanosleep() has no frame pointer, so a frame pointer unwind from the
@@ -20,6 +21,7 @@
 
 noinline int sleeper_nap(long msec);
 noinline int sleeper_syscall(const struct timespec *ts);
+noinline int sleeper_deep(long depth, long msec);
 
 noinline int sleeper_syscall(const struct timespec *ts)
 {
@@ -41,22 +43,45 @@ noinline int sleeper_nap(long msec)
 	return err;
 }
 
+/* sleeper_nap() under depth + 1 frames of sleeper_deep() */
+noinline int sleeper_deep(long depth, long msec)
+{
+	int err;
+
+	if (!depth)
+		err = sleeper_nap(msec);
+	else
+		err = sleeper_deep(depth - 1, msec);
+	/* no tail call: each level keeps its frame */
+	barrier();
+	return err;
+}
+
 static int sleeper(int argc, const char **argv)
 {
-	long msec, count, msec2, count2;
+	long msec, count, msec2, count2, depth2;
 
 	if (workload__arg_count(argc, argv, 0, 100, &msec) ||
 	    workload__arg_count(argc, argv, 1, 1, &count) ||
 	    workload__arg_count(argc, argv, 2, 0, &msec2) ||
-	    workload__arg_count(argc, argv, 3, 0, &count2))
+	    workload__arg_count(argc, argv, 3, 0, &count2) ||
+	    workload__arg_count(argc, argv, 4, 0, &depth2))
 		return -1;
+	/* a frame of sleeper_deep() each: a stack, not a stack overflow */
+	if (depth2 > 1000) {
+		fprintf(stderr, "workload: DEPTH2 must be at most 1000\n");
+		return -1;
+	}
 
 	for (long i = 0; i < count; i++)
 		if (sleeper_nap(msec))
 			return -1;
-	for (long i = 0; i < count2; i++)
-		if (sleeper_nap(msec2))
+	for (long i = 0; i < count2; i++) {
+		int err = depth2 ? sleeper_deep(depth2 - 1, msec2) : sleeper_nap(msec2);
+
+		if (err)
 			return -1;
+	}
 	return 0;
 }
 

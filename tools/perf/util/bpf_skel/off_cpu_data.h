@@ -23,6 +23,17 @@ struct off_cpu_key {
 };
 
 /*
+ * Intervals below the threshold whose stack has at most OFF_CPU_SHORT_STACK
+ * user entries are summed in a second map, whose key is the start of
+ * struct off_cpu_key up to and including ips[OFF_CPU_SHORT_STACK]: 104
+ * bytes instead of 296.  The kernel hashes and compares the whole key at
+ * each interval, and most stacks are short.
+ */
+#define OFF_CPU_SHORT_STACK  8
+#define OFF_CPU_SHORT_KEY_SIZE \
+	(sizeof(struct off_cpu_key) - (OFF_CPU_MAX_STACK - OFF_CPU_SHORT_STACK) * sizeof(__u64))
+
+/*
  * An offcpu-time sample for an interval at or above the threshold is written
  * by the BPF program when the task comes back on a CPU.  The kernel fills the
  * time, cpu and id fields of the sample: they are the ones of the context
@@ -45,7 +56,7 @@ struct off_cpu_dump {
 enum off_cpu_stat {
 	OFF_CPU_STAT_UNSEEN_OUT,	/* it left the CPU without a sched_switch */
 	OFF_CPU_STAT_UNSEEN_IN,		/* it came back without a sched_switch */
-	OFF_CPU_STAT_MAP_FULL,		/* short interval, the off_cpu map was full */
+	OFF_CPU_STAT_MAP_FULL,		/* short interval, its off_cpu map was full */
 	OFF_CPU_STAT_NO_STORAGE,	/* no task storage for the task */
 	OFF_CPU_STAT_MAX,
 };
