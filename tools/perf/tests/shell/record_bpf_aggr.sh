@@ -131,7 +131,7 @@ at_least "aggr split_heavy share" "$aggr_heavy" $min_heavy
 at_least "aggr split_light share" "$aggr_light" $min_light
 
 expect_split plain "$plain_heavy" "$plain_light"
-expect_split aggr "$aggr_heavy" "$aggr_light" "$split_part"
+expect_split aggr "$aggr_heavy" "$aggr_light"
 
 # -g: both functions are shown with their caller
 for sym in split_heavy split_light; do

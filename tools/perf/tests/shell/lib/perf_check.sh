@@ -20,9 +20,8 @@
 #   wait_cpu_time PID MS	until process PID has run MS ms more on CPUs:
 #			a window that holds as much of a CPU-bound
 #			workload however loaded the machine is
-#   expect_split WHAT HEAVY LIGHT [PART]	the shares of split_heavy and
-#			split_light in a profile of cpu_split are 3:1 (and
-#			split_heavy's part is within 8 points of PART's)
+#   expect_split WHAT HEAVY LIGHT	the shares of split_heavy and
+#			split_light in a profile of cpu_split are about 3:1
 #   check_exit		exit 1 if a check failed, 2 if one was skipped
 #
 # The checks print one "ok:" or "FAIL:" line each and set err=1.
@@ -173,27 +172,29 @@ wait_cpu_time() {
 }
 
 # cpu_split's split_heavy() does three times the work of split_light(), so
-# it is 75% of the two together.  Profiles of 2 s of its CPU time at 999 Hz
-# (about 2000 samples), 30 runs each, measured 74.5 +- 1.1 plain and 74.2
-# +- 1.2 with --bpf-aggr (71.5 to 76.5): within 6 points of 75 is 4.4
-# standard deviations below their mean.  Two such profiles compared with
-# each other within 5 points (3.1 standard deviations of the difference)
-# failed once in 10 runs of make check: 70.15% with --bpf-aggr against
-# 75.40% plain.  With PART, a second profile's, the two are also within 8
-# points of each other (5 standard deviations).  Sets $split_part.
+# it is about 75% of the two together, but not exactly, and not the same
+# in every process: 100 profiles of 2 s of its CPU time at 999 Hz (about
+# 2000 samples each, a binomial spread of 1 point) put it at 73.9 +- 1.7,
+# from 69.0 to 77.9 (each phase of record_bpf_aggr_switch.sh is a process
+# of its own).  Profiles of two processes compared with each other
+# within 5 points, and then each with 75 within 6, failed in 1 of 10 and
+# 1 of 8 runs of make check (70.15% and 68.82%).  Within 10 points of 75
+# is 5 standard deviations below the mean: what it tells is that the
+# profile is cpu_split's, split_heavy the larger by about three times;
+# the counts themselves are checked against task-clock.
 expect_split() {
-	split_part=$(awk -v h="$2" -v l="$3" 'BEGIN {
+	local part
+
+	part=$(awk -v h="$2" -v l="$3" 'BEGIN {
 		if (h ~ /^[0-9.]+$/ && l ~ /^[0-9.]+$/ && h + l > 0)
 			printf "%.2f\n", 100 * h / (h + l) }')
-	if [ -z "$split_part" ] ||
-	   ! awk -v p="$split_part" -v r="${4:-}" 'BEGIN {
-		exit !(p > 69 && p < 81 && (r == "" || (p - r < 8 && r - p < 8))) }'; then
+	if [ -z "$part" ] || ! awk -v p="$part" 'BEGIN { exit !(p > 65 && p < 85) }'; then
 		echo "FAIL: $1: split_heavy ${2:-?}%, split_light ${3:-?}%:" \
-		     "split_heavy is ${split_part:-?}% of the two, expected 75 +- 6${4:+" and $4 +- 8"}"
+		     "split_heavy is ${part:-?}% of the two, expected 75 +- 10"
 		err=1
 		return 1
 	fi
-	echo "ok: $1: split_heavy is ${split_part}% of split_heavy + split_light"
+	echo "ok: $1: split_heavy is ${part}% of split_heavy + split_light"
 }
 
 check_exit() {
