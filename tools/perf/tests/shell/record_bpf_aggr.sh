@@ -77,13 +77,9 @@ share() {
 		2>/dev/null | awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
 }
 
-nr_samples() {
-	perf report -i "${tmpdir}/$1.data" --stats 2>/dev/null |
-		awk '/SAMPLE events:/ { print $3; exit }'
-}
-
-# "BYTES FIXED" of the PERF_RECORD_SAMPLE records in the file: their bytes,
-# and the largest size of one without its callchain entries (8 bytes each)
+# "RECORDS BYTES FIXED" of the PERF_RECORD_SAMPLE records in the file: how
+# many, their bytes, and the largest size of one without its callchain
+# entries (8 bytes each)
 sample_records() {
 	perf report -D -i "${tmpdir}/$1.data" 2>/dev/null | awk '
 		function hex(s,   i, v) {
@@ -95,9 +91,9 @@ sample_records() {
 			size = 0; nr = 0 }
 		/PERF_RECORD_SAMPLE/ {
 			flush(); s = $3; sub(/\[0x/, "", s); sub(/\]:/, "", s)
-			size = hex(s); bytes += size }
+			size = hex(s); bytes += size; records++ }
 		/ chain: nr:/ { n = $0; sub(/.* chain: nr:/, "", n); nr = n + 0 }
-		END { flush(); printf "%.0f %d\n", bytes, fixed }'
+		END { flush(); printf "%d %.0f %d\n", records, bytes, fixed }'
 }
 
 if ! record plain; then
@@ -195,10 +191,8 @@ fi
 # size: the sample records shrink by samples / stacks
 plain_size=$(stat -c %s "${tmpdir}/plain.data")
 aggr_size=$(stat -c %s "${tmpdir}/aggr.data")
-plain_nr=$(nr_samples plain)
-aggr_nr=$(nr_samples aggr)
-read -r plain_sbytes plain_fixed <<< "$(sample_records plain)"
-read -r aggr_sbytes aggr_fixed <<< "$(sample_records aggr)"
+read -r plain_nr plain_sbytes plain_fixed <<< "$(sample_records plain)"
+read -r aggr_nr aggr_sbytes aggr_fixed <<< "$(sample_records aggr)"
 echo "plain: ${plain_size} bytes, ${plain_nr} samples (${plain_sbytes} bytes of samples," \
      "${plain_fixed} a sample without its callchain)"
 echo "aggr:  ${aggr_size} bytes, ${aggr_nr} stacks (${aggr_sbytes} bytes of samples," \
