@@ -35,15 +35,6 @@ min_samples=1500
 min_heavy=50
 min_light=12
 
-# at_least WHAT VALUE FLOOR: VALUE is a number and at least FLOOR
-at_least() {
-	if ! awk -v v="$2" -v f="$3" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 >= f) }'; then
-		echo "FAIL: $1 is '$2', expected at least $3"
-		err=1
-		return 1
-	fi
-}
-
 # --no-bpf-event: the BPF programs other tools have loaded on this machine
 # are not part of the size comparison.
 # Record the workload under perf stat, so that each recording can be
@@ -113,7 +104,7 @@ if [ -z "$counted" ]; then
 	exit 1
 fi
 echo "aggr:  ${counted} samples counted in BPF"
-at_least "samples counted in BPF" "$counted" $min_samples
+expect_min "samples counted in BPF" $min_samples "$counted"
 
 plain_heavy=$(share plain split_heavy)
 plain_light=$(share plain split_light)
@@ -121,10 +112,10 @@ aggr_heavy=$(share aggr split_heavy)
 aggr_light=$(share aggr split_light)
 echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
 echo "aggr:  split_heavy ${aggr_heavy}%, split_light ${aggr_light}%"
-at_least "plain split_heavy share" "$plain_heavy" $min_heavy
-at_least "plain split_light share" "$plain_light" $min_light
-at_least "aggr split_heavy share" "$aggr_heavy" $min_heavy
-at_least "aggr split_light share" "$aggr_light" $min_light
+expect_min "plain split_heavy share" $min_heavy "$plain_heavy"
+expect_min "plain split_light share" $min_light "$plain_light"
+expect_min "aggr split_heavy share" $min_heavy "$aggr_heavy"
+expect_min "aggr split_light share" $min_light "$aggr_light"
 
 expect_split plain "$plain_heavy" "$plain_light"
 expect_split aggr "$aggr_heavy" "$aggr_light"
@@ -142,7 +133,7 @@ done
 round=$(perf report -i "${tmpdir}/aggr.data" --stdio --children -g none --sort sym 2>/dev/null |
 	awk '$NF == "split_round" { sub("%", "", $1); print $1; exit }')
 echo "aggr --children: split_round ${round}%"
-at_least "aggr --children split_round share" "$round" $((min_heavy + min_light))
+expect_min "aggr --children split_round share" $((min_heavy + min_light)) "$round"
 if ! awk -v r="$round" -v h="$aggr_heavy" -v l="$aggr_light" \
 	'BEGIN { exit !(r >= h + l - 1) }'; then
 	echo "FAIL: perf report --children does not add split_heavy and split_light to split_round"
@@ -156,10 +147,10 @@ plain_task=$(task_clock_ns plain)
 aggr_task=$(task_clock_ns aggr)
 echo "plain: total period ${plain_total} ns, task-clock ${plain_task} ns"
 echo "aggr:  total period ${aggr_total} ns, task-clock ${aggr_task} ns"
-if at_least "plain task-clock" "$plain_task" $min_task_ns &&
-   at_least "aggr task-clock" "$aggr_task" $min_task_ns &&
-   at_least "plain total period" "$plain_total" $min_period_ns &&
-   at_least "aggr total period" "$aggr_total" $min_period_ns &&
+if expect_min "plain task-clock" $min_task_ns "$plain_task" &&
+   expect_min "aggr task-clock" $min_task_ns "$aggr_task" &&
+   expect_min "plain total period" $min_period_ns "$plain_total" &&
+   expect_min "aggr total period" $min_period_ns "$aggr_total" &&
    ! awk -v pt="$plain_total" -v at="$aggr_total" -v pc="$plain_task" -v ac="$aggr_task" \
 	'BEGIN { d = (at / ac) / (pt / pc) - 1
 		 printf "period/task-clock differs by %.2f%%\n", 100 * d
@@ -176,7 +167,7 @@ if perf record --bpf-aggr -g -e cpu-clock -c 1000000 --no-bpf-event -o "${tmpdir
 	fixed_total=$(workload_period fixed)
 	fixed_task=$(task_clock_ns fixed)
 	echo "aggr -c: total period ${fixed_total} ns, task-clock ${fixed_task} ns"
-	if at_least "aggr -c task-clock" "$fixed_task" $((min_task_ns / 2)) &&
+	if expect_min "aggr -c task-clock" $((min_task_ns / 2)) "$fixed_task" &&
 	   ! awk -v t="$fixed_total" -v c="$fixed_task" \
 		'BEGIN { d = t / c - 1; exit !(d < 0.02 && d > -0.02) }'; then
 		echo "FAIL: with -c the total period is not the task-clock within 2%"
@@ -203,11 +194,11 @@ echo "aggr:  ${aggr_size} bytes, ${aggr_nr} stacks (${aggr_sbytes} bytes of samp
 # in one run), and the rest of the file (mmap, comm events, build ids) no
 # larger than plain's.  The aggregated file has at least the stacks of
 # split_heavy and split_light.
-if at_least "plain samples" "$plain_nr" $min_samples &&
-   at_least "plain bytes of samples" "$plain_sbytes" 1 &&
-   at_least "plain sample without its callchain" "$plain_fixed" 8 &&
-   at_least "aggr stacks" "$aggr_nr" 2 &&
-   at_least "aggr bytes of samples" "$aggr_sbytes" 1 &&
+if expect_min "plain samples" $min_samples "$plain_nr" &&
+   expect_min "plain bytes of samples" 1 "$plain_sbytes" &&
+   expect_min "plain sample without its callchain" 8 "$plain_fixed" &&
+   expect_min "aggr stacks" 2 "$aggr_nr" &&
+   expect_min "aggr bytes of samples" 1 "$aggr_sbytes" &&
    ! awk -v ps="$plain_size" -v as="$aggr_size" -v pn="$plain_nr" -v an="$aggr_nr" \
 	-v psb="$plain_sbytes" -v asb="$aggr_sbytes" -v pf="$plain_fixed" -v af="$aggr_fixed" \
 	'BEGIN { printf "sample records: x%.1f fewer, x%.1f fewer bytes; file x%.1f smaller\n",

@@ -35,15 +35,6 @@ min_task_ns=$((nr_phases * 2000000000))
 min_heavy=50
 min_light=12
 
-# at_least WHAT VALUE FLOOR: VALUE is a number and at least FLOOR
-at_least() {
-	if ! awk -v v="$2" -v f="$3" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 >= f) }'; then
-		echo "FAIL: $1 is '$2', expected at least $3"
-		err=1
-		return 1
-	fi
-}
-
 # percentage of the period with symbol $2 as the leaf in file $1
 share() {
 	perf report -i "$1" --stdio --no-children -g none --sort sym 2>/dev/null |
@@ -109,8 +100,8 @@ fi
 plain_heavy=$(share "${tmpdir}/plain.data" split_heavy)
 plain_light=$(share "${tmpdir}/plain.data" split_light)
 echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
-at_least "plain split_heavy share" "$plain_heavy" $min_heavy
-at_least "plain split_light share" "$plain_light" $min_light
+expect_min "plain split_heavy share" $min_heavy "$plain_heavy"
+expect_min "plain split_light share" $min_light "$plain_light"
 expect_split plain "$plain_heavy" "$plain_light"
 
 if ! record_switch aggr $nr_phases 1 2; then
@@ -141,19 +132,19 @@ for f in $files; do
 	light=$(share "$f" split_light)
 	echo "$(basename "$f"): ${stacks} stacks, period ${period} ns," \
 	     "split_heavy ${heavy}%, split_light ${light}%"
-	at_least "stacks in $(basename "$f")" "$stacks" 2
+	expect_min "stacks in $(basename "$f")" 2 "$stacks"
 	# a phase of 2 s of CPU time has 1500 samples of 1 ms at least
-	at_least "period in $(basename "$f")" "$period" $((min_phase_samples * 1000000))
-	at_least "split_heavy share" "$heavy" $min_heavy &&
-		at_least "split_light share" "$light" $min_light &&
+	expect_min "period in $(basename "$f")" $((min_phase_samples * 1000000)) "$period"
+	expect_min "split_heavy share" $min_heavy "$heavy" &&
+		expect_min "split_light share" $min_light "$light" &&
 		expect_split "$(basename "$f")" "$heavy" "$light"
 	sum_period=$(awk -v s="$sum_period" -v p="$period" 'BEGIN { printf "%.0f\n", s + p }')
 done
 
 task_ns=$(awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1000000 }' "${tmpdir}/stat")
 echo "all files: period ${sum_period} ns, task-clock ${task_ns} ns"
-if at_least "task-clock" "$task_ns" $min_task_ns &&
-   at_least "sum of periods" "$sum_period" $((min_task_ns * 95 / 100)) &&
+if expect_min "task-clock" $min_task_ns "$task_ns" &&
+   expect_min "sum of periods" $((min_task_ns * 95 / 100)) "$sum_period" &&
    ! awk -v s="$sum_period" -v t="$task_ns" \
 	'BEGIN { d = s / t - 1
 		 printf "sum of periods / task-clock: %+.2f%%\n", 100 * d
@@ -181,7 +172,7 @@ if record_switch max 4 1 1 --switch-max-files=2; then
 	# each kept file is a profile of cpu_split: split_heavy 3/4 of the two
 	for f in "${tmpdir}"/max/perf.data.*; do
 		part=$(heavy_part "$(share "$f" split_heavy)" "$(share "$f" split_light)")
-		at_least "split_heavy part in $(basename "$f")" "$part" 60
+		expect_min "split_heavy part in $(basename "$f")" 60 "$part"
 	done
 else
 	echo "FAIL: perf record --bpf-aggr --switch-max-files=2 failed:"

@@ -250,7 +250,10 @@ test_stack_depths() {
       "${tmpdir}/record.out")"
   if [ "${depth}" -gt 8 ]; then
     skip_check "off-cpu short stack map" "sleeper_nap's stack has ${depth} entries in this build"
-  elif [ "${short_sums:-0}" -lt 1 ] || [ "${long_sums:-0}" -lt 1 ]; then
+    echo "Off-cpu short and long stacks test [Success: ${res}]"
+    return
+  fi
+  if [ "${short_sums:-0}" -lt 1 ] || [ "${long_sums:-0}" -lt 1 ]; then
     echo "Off-cpu short and long stacks test [Failed: ${short_sums:-no} short" \
          "and ${long_sums:-no} long stack sums, expected one of each at least: ${res}]"
     err=1

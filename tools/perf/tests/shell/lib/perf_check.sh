@@ -66,13 +66,12 @@ expect_count() {
 }
 
 expect_min() {
-	case "$3" in
-	'' | *[!0-9]*)
-		echo "FAIL: $1: expected a count of at least $2, got '$3'"
+	if ! awk -v v="$3" 'BEGIN { exit !(v ~ /^[0-9]+(\.[0-9]+)?$/) }'; then
+		echo "FAIL: $1: expected a number of at least $2, got '$3'"
 		err=1
-		return 1 ;;
-	esac
-	if [ "$3" -lt "$2" ]; then
+		return 1
+	fi
+	if awk -v v="$3" -v f="$2" 'BEGIN { exit !(v + 0 < f + 0) }'; then
 		echo "FAIL: $1: expected at least $2, got $3"
 		err=1
 		return 1
