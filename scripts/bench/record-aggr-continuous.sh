@@ -13,6 +13,9 @@
 
 BENCH_TITLE="perf record -g -a: perf.data size, sample records and RSS, plain vs --bpf-aggr over 60 s and 10 min"
 BENCH_ROUNDS=1
+# no BPF statistics pass: each would take the 12 minutes again, and
+# record-aggr has the program's cost per sample
+BENCH_STATS_ROUNDS=0
 CONT_SECS=${CONT_SECS:-600}
 # per-file sizes, RSS over time and perf's own lines, beyond the table
 BENCH_DETAIL=${BENCH_DETAIL:-/tmp/bench-record-aggr-continuous.txt}
