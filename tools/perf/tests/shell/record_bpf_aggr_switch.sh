@@ -135,8 +135,8 @@ for f in $files; do
 	expect_min "stacks in $(basename "$f")" 2 "$stacks"
 	# a phase of 2 s of CPU time has 1500 samples of 1 ms at least
 	expect_min "period in $(basename "$f")" $((min_phase_samples * 1000000)) "$period"
-	expect_min "split_heavy share" $min_heavy "$heavy" &&
-		expect_min "split_light share" $min_light "$light" &&
+	expect_min "split_heavy share in $(basename "$f")" $min_heavy "$heavy" &&
+		expect_min "split_light share in $(basename "$f")" $min_light "$light" &&
 		expect_split "$(basename "$f")" "$heavy" "$light"
 	sum_period=$(awk -v s="$sum_period" -v p="$period" 'BEGIN { printf "%.0f\n", s + p }')
 done

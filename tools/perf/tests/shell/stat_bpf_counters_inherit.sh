@@ -103,8 +103,8 @@ check_pairs() {
 		alias=${alias%:*}
 		plain=$(stat_count "$1" "$event")
 		bpf=$(stat_count "$1" "$alias")
-		if ! expect_min "$2: $event" "$floor" "$plain" > /dev/null ||
-		   ! expect_min "$2: $alias" "$floor" "$bpf" > /dev/null; then
+		if ! expect_min_count "$2: $event" "$floor" "$plain" > /dev/null ||
+		   ! expect_min_count "$2: $alias" "$floor" "$bpf" > /dev/null; then
 			echo "$2: $event: perf stat '$plain', --bpf-counters '$bpf', both must be >= $floor"
 			err=1
 		elif [ "$event" = context-switches ] && [ -n "$exits" ]; then

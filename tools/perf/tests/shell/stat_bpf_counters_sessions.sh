@@ -138,8 +138,8 @@ concurrent_check() {
 
 	plain=$(stat_count "$2" context-switches)
 	cs=$(stat_count "$2" cs)
-	if ! expect_min "concurrent: $1: perf stat" "$3" "$plain" > /dev/null ||
-	   ! expect_min "concurrent: $1: --bpf-counters" "$3" "$cs" > /dev/null; then
+	if ! expect_min_count "concurrent: $1: perf stat" "$3" "$plain" > /dev/null ||
+	   ! expect_min_count "concurrent: $1: --bpf-counters" "$3" "$cs" > /dev/null; then
 		echo "concurrent: $1: perf stat '$plain', --bpf-counters '$cs', both must be >= $3"
 		return
 	fi

@@ -8,7 +8,8 @@
 #			with more to undo defines check_more_cleanup()
 #   stat_count FILE EVENT	the count of EVENT in 'perf stat -x,' output
 #   expect_count WHAT WANT GOT	GOT is exactly WANT
-#   expect_min WHAT FLOOR GOT	GOT is a number of at least FLOOR: a count
+#   expect_min WHAT FLOOR GOT	GOT is a number (decimals too) of at least
+#			FLOOR; expect_min_count: a whole number: a count
 #			compared with another is first checked this way, so
 #			that no comparison can pass with both sides 0
 #   skip_check WHAT WHY	a sub-check that cannot run here: a Skip line
@@ -66,7 +67,7 @@ expect_count() {
 }
 
 expect_min() {
-	if ! awk -v v="$3" 'BEGIN { exit !(v ~ /^[0-9]+(\.[0-9]+)?$/) }'; then
+	if ! awk -v v="$3" -v f="$2" 'BEGIN { n = "^[0-9]+(\\.[0-9]+)?$"; exit !(v ~ n && f ~ n) }'; then
 		echo "FAIL: $1: expected a number of at least $2, got '$3'"
 		err=1
 		return 1
@@ -78,6 +79,17 @@ expect_min() {
 	fi
 	echo "ok: $1 = $3 (>= $2)"
 	return 0
+}
+
+# expect_min for a count: VALUE must be a whole number as well
+expect_min_count() {
+	case "$3" in
+	'' | *[!0-9]*)
+		echo "FAIL: $1: expected a count of at least $2, got '$3'"
+		err=1
+		return 1 ;;
+	esac
+	expect_min "$@"
 }
 
 skip_check() {
