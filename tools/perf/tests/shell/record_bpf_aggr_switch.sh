@@ -41,13 +41,6 @@ share() {
 		awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
 }
 
-# split_heavy's part of split_heavy + split_light, in percent: the start of
-# each phase (sh, perf stat, dynamic linking) takes a different share of
-# each file, the split between the two functions stays 3:1.
-heavy_part() {
-	awk -v h="$1" -v l="$2" 'BEGIN { if (h + l > 0) printf "%.2f\n", 100 * h / (h + l) }'
-}
-
 # The workload: PHASES phases of 'cpu_split SEC THREADS cpu', a SIGUSR2 to perf
 # record (its pid in perf.pid) after each but the last. The next phase
 # starts when perf has printed its "Dump" line to ERRFILE: the process of
@@ -171,7 +164,7 @@ if record_switch max 4 1 1 --switch-max-files=2; then
 	fi
 	# each kept file is a profile of cpu_split: split_heavy 3/4 of the two
 	for f in "${tmpdir}"/max/perf.data.*; do
-		part=$(heavy_part "$(share "$f" split_heavy)" "$(share "$f" split_light)")
+		part=$(split_part "$(share "$f" split_heavy)" "$(share "$f" split_light)")
 		expect_min "split_heavy part in $(basename "$f")" 60 "$part"
 	done
 else

@@ -21,6 +21,8 @@
 #   wait_cpu_time PID MS	until process PID has run MS ms more on CPUs:
 #			a window that holds as much of a CPU-bound
 #			workload however loaded the machine is
+#   split_part HEAVY LIGHT	HEAVY in percent of HEAVY + LIGHT, two shares
+#			of a profile (nothing if they are not numbers)
 #   expect_split WHAT HEAVY LIGHT	the shares of split_heavy and
 #			split_light in a profile of cpu_split are about 3:1
 #   check_exit		exit 1 if a check failed, 2 if one was skipped
@@ -193,12 +195,16 @@ wait_cpu_time() {
 # is 5 standard deviations below the mean: what it tells is that the
 # profile is cpu_split's, split_heavy the larger by about three times;
 # the counts themselves are checked against task-clock.
+split_part() {
+	awk -v h="$1" -v l="$2" 'BEGIN {
+		if (h ~ /^[0-9.]+$/ && l ~ /^[0-9.]+$/ && h + l > 0)
+			printf "%.2f\n", 100 * h / (h + l) }'
+}
+
 expect_split() {
 	local part
 
-	part=$(awk -v h="$2" -v l="$3" 'BEGIN {
-		if (h ~ /^[0-9.]+$/ && l ~ /^[0-9.]+$/ && h + l > 0)
-			printf "%.2f\n", 100 * h / (h + l) }')
+	part=$(split_part "$2" "$3")
 	if [ -z "$part" ] || ! awk -v p="$part" 'BEGIN { exit !(p > 65 && p < 85) }'; then
 		echo "FAIL: $1: split_heavy ${2:-?}%, split_light ${3:-?}%:" \
 		     "split_heavy is ${part:-?}% of the two, expected 75 +- 10"
