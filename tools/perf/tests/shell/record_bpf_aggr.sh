@@ -62,12 +62,6 @@ workload_period() {
 			   printf "%.0f\n", max }'
 }
 
-# percentage of samples with symbol $2 as the leaf
-share() {
-	perf report -i "${tmpdir}/$1.data" --stdio --no-children -g none --sort sym \
-		2>/dev/null | awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
-}
-
 # "RECORDS BYTES FIXED" of the PERF_RECORD_SAMPLE records in the file: how
 # many, their bytes, and the largest size of one without its callchain
 # entries (8 bytes each)
@@ -106,10 +100,10 @@ fi
 echo "aggr:  ${counted} samples counted in BPF"
 expect_min "samples counted in BPF" $min_samples "$counted"
 
-plain_heavy=$(share plain split_heavy)
-plain_light=$(share plain split_light)
-aggr_heavy=$(share aggr split_heavy)
-aggr_light=$(share aggr split_light)
+plain_heavy=$(symbol_share "${tmpdir}/plain.data" split_heavy)
+plain_light=$(symbol_share "${tmpdir}/plain.data" split_light)
+aggr_heavy=$(symbol_share "${tmpdir}/aggr.data" split_heavy)
+aggr_light=$(symbol_share "${tmpdir}/aggr.data" split_light)
 echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
 echo "aggr:  split_heavy ${aggr_heavy}%, split_light ${aggr_light}%"
 expect_min "plain split_heavy share" $min_heavy "$plain_heavy"

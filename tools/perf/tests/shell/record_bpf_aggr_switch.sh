@@ -35,12 +35,6 @@ min_task_ns=$((nr_phases * 2000000000))
 min_heavy=50
 min_light=12
 
-# percentage of the period with symbol $2 as the leaf in file $1
-share() {
-	perf report -i "$1" --stdio --no-children -g none --sort sym 2>/dev/null |
-		awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
-}
-
 # The workload: PHASES phases of 'cpu_split SEC THREADS cpu', a SIGUSR2 to perf
 # record (its pid in perf.pid) after each but the last. The next phase
 # starts when perf has printed its "Dump" line to ERRFILE: the process of
@@ -90,8 +84,8 @@ if ! perf record -g -e cpu-clock -F 999 --no-bpf-event -o "${tmpdir}/plain.data"
 	cat "${tmpdir}/plain.err"
 	exit 1
 fi
-plain_heavy=$(share "${tmpdir}/plain.data" split_heavy)
-plain_light=$(share "${tmpdir}/plain.data" split_light)
+plain_heavy=$(symbol_share "${tmpdir}/plain.data" split_heavy)
+plain_light=$(symbol_share "${tmpdir}/plain.data" split_light)
 echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
 expect_min "plain split_heavy share" $min_heavy "$plain_heavy"
 expect_min "plain split_light share" $min_light "$plain_light"
@@ -121,8 +115,8 @@ for f in $files; do
 					  END { printf "%d %.0f\n", n, sum }')
 	stacks=${counted% *}
 	period=${counted#* }
-	heavy=$(share "$f" split_heavy)
-	light=$(share "$f" split_light)
+	heavy=$(symbol_share "$f" split_heavy)
+	light=$(symbol_share "$f" split_light)
 	echo "$(basename "$f"): ${stacks} stacks, period ${period} ns," \
 	     "split_heavy ${heavy}%, split_light ${light}%"
 	expect_min "stacks in $(basename "$f")" 2 "$stacks"
@@ -164,7 +158,8 @@ if record_switch max 4 1 1 --switch-max-files=2; then
 	fi
 	# each kept file is a profile of cpu_split: split_heavy 3/4 of the two
 	for f in "${tmpdir}"/max/perf.data.*; do
-		part=$(split_part "$(share "$f" split_heavy)" "$(share "$f" split_light)")
+		part=$(split_part "$(symbol_share "$f" split_heavy)" \
+			"$(symbol_share "$f" split_light)")
 		expect_min "split_heavy part in $(basename "$f")" 60 "$part"
 	done
 else
