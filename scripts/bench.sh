@@ -7,10 +7,10 @@
 #        make bench SCENARIO=name  or  make bench SCENARIO="name name"
 #
 # Environment: BENCH_ROUNDS=N (timed rounds; each scenario has a default;
-# 0: none), BENCH_STATS_ROUNDS=N (rounds of the BPF statistics pass,
-# default 1, 0: none), BENCH_PROFILE=1 (a profile pass, below),
-# BENCH_OUT=DIR (where the table and chart go, default
-# Documentation/bench).
+# 0: none), BENCH_STATS_ROUNDS=N (rounds of the BPF statistics pass; a
+# scenario may have a default, else 1; 0: none), BENCH_PROFILE=1 (a
+# profile pass, below), BENCH_OUT=DIR (where the table and chart go,
+# default Documentation/bench).
 #
 # A scenario file is sourced.  It sets BENCH_TITLE (and optionally
 # BENCH_ROUNDS, BENCH_FLOORS: the names of its floor cases, one a line,
@@ -24,10 +24,11 @@
 # the primary metric's median, min and max over the rounds, what each case
 # adds to the baseline and that as a multiple of what each floor adds.
 #
-# Then, unless BENCH_STATS_ROUNDS=0, every case runs again with
-# kernel.bpf_stats_enabled=1 (not timed: the statistics cost two clock
-# reads per program run) and the table lists, per BPF program the case's
-# processes hold, its runs and ns per run.  With BENCH_PROFILE=1 every case
+# Then, unless BENCH_STATS_ROUNDS=0, every case runs again, alternated
+# in the same way, with kernel.bpf_stats_enabled=1 (not timed: the
+# statistics cost two clock reads per program run) and the table lists,
+# per BPF program the case's processes hold, its runs and ns per run
+# (median, min and max over the rounds).  With BENCH_PROFILE=1 every case
 # runs once more under perf record -a (-C BENCH_PROFILE_CPUS if the scenario
 # sets it) and the table lists the symbols taking the most samples, kernel
 # and user, of each case.  Results go to
@@ -66,7 +67,6 @@ export PATH=$OBJ:$PATH
 BENCH_TITLE=$scenario
 BENCH_FLOOR=${BENCH_FLOOR:-}
 BENCH_FLOORS=${BENCH_FLOORS:-}
-BENCH_STATS_ROUNDS=${BENCH_STATS_ROUNDS:-1}
 case_names=()
 case_cmds=()
 case_floors=()
@@ -81,6 +81,7 @@ bench_case()
 # shellcheck source=/dev/null
 . "$file"
 BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+BENCH_STATS_ROUNDS=${BENCH_STATS_ROUNDS:-1}
 [ -n "$BENCH_FLOORS" ] || BENCH_FLOORS=$BENCH_FLOOR
 [ ${#case_names[@]} -ge 2 ] || die "$scenario defines fewer than two cases"
 
@@ -119,7 +120,8 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ "$BENCH_STATS_ROUNDS" -gt 0 ]; then
 	echo 1 > /proc/sys/kernel/bpf_stats_enabled
 	for ((r = 1; r <= BENCH_STATS_ROUNDS; r++)); do
-		for i in "${!case_names[@]}"; do
+		for ((j = 0; j < n; j++)); do
+			i=$((r % 2 ? j : n - 1 - j))
 			echo "bpf stats $r/$BENCH_STATS_ROUNDS: ${case_names[$i]}" >&2
 			bash -c "${case_cmds[$i]}" >/dev/null 2>"$results.err" &
 			pid=$!
