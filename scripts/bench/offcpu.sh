@@ -10,6 +10,9 @@
 #     hook) and under one that only walks the user stack of the task going
 #     to sleep into a per-CPU buffer (the floor of any off-cpu profiler
 #     that keeps user stacks), both from scripts/bench/floor/;
+#   - under perf record -e dummy without --off-cpu: what perf record's
+#     own event on the tasks costs at each of their switches, paid by
+#     every --off-cpu case below and by neither floor;
 #   - under the base's perf record --off-cpu (6.12 without the series,
 #     built once into build/unpatched/ by scripts/build.sh SERIES=none, or
 #     BENCH_BASE_PERF=path);
@@ -47,7 +50,8 @@ tracepoint:sched:sched_switch /@start[args->next_pid]/ {
 	delete(@stack[args->next_pid]);
 }'
 
-bench_setup()
+# the floors and the base's perf; offcpu-split.sh uses it too
+offcpu_setup()
 {
 	bench_build_floors
 	if [ ! -x "$BENCH_BASE_PERF" ]; then
@@ -58,7 +62,12 @@ bench_setup()
 	fi
 }
 
-# Usage: offcpu_run none|bpftrace|floor-NAME|base|THRESH_MSEC
+bench_setup()
+{
+	offcpu_setup
+}
+
+# Usage: offcpu_run none|bpftrace|floor-NAME|dummy|base|THRESH_MSEC
 # Prints usec per pipe round trip in CPU time (the primary figure: on a
 # shared machine it leaves out waiting for the CPU) and in wall-clock
 # time, measured inside the tool by offcpu/pipe_inner.sh, the messaging
@@ -85,6 +94,10 @@ offcpu_run()
 			# -c wants a path that matches one binary only
 			bpftrace -e "$OFFCPU_BT" -c "$(command -v ${!cmd%% *}) ${!cmd#* }" \
 				> "$dir/$w.out" 2>&1 ;;
+		dummy)
+			perf record -q -e dummy -o "$dir/$w.data" -- ${!cmd} \
+				> "$dir/$w.out" 2>&1
+			size=$((size + $(stat -c %s "$dir/$w.data"))) ;;
 		base)
 			"$BENCH_BASE_PERF" record -q --off-cpu -e dummy \
 				-o "$dir/$w.data" -- ${!cmd} > "$dir/$w.out" 2>&1
@@ -114,6 +127,7 @@ export -f offcpu_run
 bench_case untraced "offcpu_run none"
 bench_case "tp_btf sched_switch empty (floor)" "offcpu_run floor-sched_switch_empty"
 bench_case "user stack walk only (floor)" "offcpu_run floor-sched_switch_ustack"
+bench_case "perf record -e dummy, no --off-cpu" "offcpu_run dummy"
 bench_case "base 6.12 --off-cpu" "offcpu_run base"
 bench_case "--off-cpu, former (thresh huge)" "offcpu_run 1000000000"
 bench_case "--off-cpu (default 500 ms)" "offcpu_run 500"
