@@ -20,7 +20,10 @@
 # FLOORs name the floors the case is compared with (default: all).  A case
 # command prints "key=value" lines; the first key is the primary metric.
 # Cases run alternately within each round, in reverse order every other
-# round, so drift of the machine hits all of them alike.  The table shows
+# round, so drift of the machine hits all of them alike; before each case
+# a fixed computation (an awk loop, on the scenario's pinned CPU if it
+# has one) is timed in user CPU time, and its spread, given under the
+# table, is the machine's own.  The table shows
 # the primary metric's median, min and max over the rounds, what each case
 # adds to the baseline and that as a multiple of what each floor adds.
 #
@@ -91,7 +94,7 @@ old_bpf_stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
 cleanup()
 {
 	echo "$old_bpf_stats" > /proc/sys/kernel/bpf_stats_enabled
-	rm -f "$results" "$results.err" "$results.prog" "$stats" "${profile:-}"
+	rm -f "$results" "$results.err" "$results.prog" "$results.ref" "$stats" "${profile:-}"
 	if declare -F bench_teardown >/dev/null; then
 		bench_teardown
 	fi
@@ -101,6 +104,18 @@ if declare -F bench_setup >/dev/null; then
 	bench_setup
 fi
 
+# The machine's own spread: a fixed computation, user space only, timed in
+# user CPU time before every case of every round, on the CPU the scenario
+# pins to (if it does).  What the cases cannot be steadier than.
+reference_cmd="awk 'BEGIN { for (i = 0; i < 1e7; i++) s += i }'"
+[ -n "${BENCH_PROFILE_CPUS:-}" ] && reference_cmd="taskset -c $BENCH_PROFILE_CPUS $reference_cmd"
+reference_ms()
+{
+	local TIMEFORMAT=%3U
+
+	{ time bash -c "$reference_cmd"; } 2>&1 | awk '{ print $1 * 1000 }'
+}
+
 start=$(date -u +%FT%TZ)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 n=${#case_names[@]}
@@ -108,6 +123,7 @@ for ((r = 1; r <= BENCH_ROUNDS; r++)); do
 	for ((j = 0; j < n; j++)); do
 		i=$((r % 2 ? j : n - 1 - j))
 		echo "round $r/$BENCH_ROUNDS: ${case_names[$i]}" >&2
+		reference_ms >> "$results.ref"
 		out=$(bash -c "${case_cmds[$i]}" 2>"$results.err") ||
 			die "case '${case_names[$i]}' failed: $(tail -3 "$results.err")"
 		echo "$out" | grep -E '^[A-Za-z_][A-Za-z0-9_]*=-?[0-9.]+$' |
@@ -163,11 +179,12 @@ NAMES=$names CMDS=$cmds CASE_FLOORS=$floors_of TITLE=$BENCH_TITLE FLOORS=$BENCH_
 STATS_ROUNDS=$BENCH_STATS_ROUNDS START=$start SCENARIO=$scenario KERNEL=$(uname -r) \
 PERFV=$("$PERF" version) LOAD="$load_start -> $load_end" SETUP=${BENCH_SETUP_NOTE:-} \
 PROFILE_CPUS=${BENCH_PROFILE_CPUS:-all} SPREAD_MAX=${BENCH_SPREAD_MAX:-} \
-/usr/bin/python3 - "$results" "$stats" "$out_md" "$out_png" "$profile" <<'PYEOF'
+REFERENCE_CMD=$reference_cmd \
+/usr/bin/python3 - "$results" "$stats" "$out_md" "$out_png" "$profile" "$results.ref" <<'PYEOF'
 import os, statistics, sys
 from collections import OrderedDict
 
-res, stats, out_md, out_png, profile = sys.argv[1:6]
+res, stats, out_md, out_png, profile, ref = sys.argv[1:7]
 env = os.environ
 names = env["NAMES"].split("\n")
 cmds = env["CMDS"].split("\n")
@@ -243,13 +260,25 @@ if prog:
 
 with open(out_md, "w") as f:
     f.write("# Benchmark: %s\n\n" % env["TITLE"])
-    f.write("%s rounds, cases run alternately in one run (every other round in reverse "
-            "order). `%s`: median, min and max over the rounds, spread = (max - min) / "
-            "median; the other figures are medians. Ratio and added are against the first "
-            "case (%s)" % (env["ROUNDS"], primary, names[0]))
-    if floors:
-        f.write("; \"x FLOOR\" is what the case adds divided by what the floor adds")
-    f.write(".\n\n" + main + "\n\n")
+    if vals:
+        f.write("%s rounds, cases run alternately in one run (every other round in reverse "
+                "order). `%s`: median, min and max over the rounds, spread = (max - min) / "
+                "median; the other figures are medians. Ratio and added are against the "
+                "first case (%s)" % (env["ROUNDS"], primary, names[0]))
+        if floors:
+            f.write("; \"x FLOOR\" is what the case adds divided by what the floor adds")
+        f.write(".\n\n" + main + "\n\n")
+    else:
+        f.write("No timed rounds (BENCH_ROUNDS=0): the BPF statistics below are the "
+                "measurement.\n\n")
+    refs = [float(l) for l in open(ref)] if os.path.exists(ref) else []
+    if refs:
+        rm = statistics.median(refs)
+        f.write("Machine reference: `%s`, user CPU time before each case of each round, "
+                "%d runs: median %s ms, min %s, max %s, spread %.1f%%: the spread a fixed "
+                "computation gets from the machine itself.\n\n"
+                % (env["REFERENCE_CMD"], len(refs), fmt(rm), fmt(min(refs)), fmt(max(refs)),
+                   100 * (max(refs) - min(refs)) / rm))
     sp = spread(0)
     if sp is not None:
         f.write("Spread of %s: %.1f%%" % (names[0], 100 * sp))
@@ -264,7 +293,8 @@ with open(out_md, "w") as f:
              env["START"], env["KERNEL"], env["PERFV"], os.cpu_count(), env["LOAD"]))
     if env.get("SETUP"):
         f.write(env["SETUP"] + "\n\n")
-    f.write("![%s](%s.png)\n\n" % (env["SCENARIO"], env["SCENARIO"]))
+    if vals:
+        f.write("![%s](%s.png)\n\n" % (env["SCENARIO"], env["SCENARIO"]))
     if stats_table:
         f.write("## BPF run time per program\n\nA separate pass, not timed, with "
                 "`kernel.bpf_stats_enabled=1` (%s round(s)): for each BPF program the "
@@ -285,6 +315,8 @@ with open(out_md, "w") as f:
         f.write("- %s: `%s`\n" % (n, c.strip()))
 try:
     if not vals:
+        if os.path.exists(out_png):
+            os.remove(out_png)
         raise ImportError("no timed rounds")
     import matplotlib
     matplotlib.use("Agg")
