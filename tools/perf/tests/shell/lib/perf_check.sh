@@ -21,8 +21,8 @@
 #   wait_cpu_time PID MS	until process PID has run MS ms more on CPUs:
 #			a window that holds as much of a CPU-bound
 #			workload however loaded the machine is
-#   symbol_share DATA SYM	SYM's percentage of the samples in perf.data
-#			file DATA (nothing if SYM has none)
+#   symbol_share DATA SYM	SYM's share of the period, in percent, in
+#			perf.data file DATA (nothing if SYM has none)
 #   split_part HEAVY LIGHT	HEAVY in percent of HEAVY + LIGHT, two shares
 #			of a profile (nothing if they are not numbers)
 #   expect_split WHAT HEAVY LIGHT	the shares of split_heavy and
@@ -186,6 +186,11 @@ wait_cpu_time() {
 	return 1
 }
 
+symbol_share() {
+	perf report -i "$1" --stdio --no-children -g none --sort sym 2>/dev/null |
+		awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
+}
+
 # cpu_split's split_heavy() does three times the work of split_light(), so
 # it is about 75% of the two together, but not exactly, and not the same
 # in every process: 100 profiles of 2 s of its CPU time at 999 Hz (about
@@ -197,11 +202,6 @@ wait_cpu_time() {
 # is 5 standard deviations below the mean: what it tells is that the
 # profile is cpu_split's, split_heavy the larger by about three times;
 # the counts themselves are checked against task-clock.
-symbol_share() {
-	perf report -i "$1" --stdio --no-children -g none --sort sym 2>/dev/null |
-		awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
-}
-
 split_part() {
 	awk -v h="$1" -v l="$2" 'BEGIN {
 		if (h ~ /^[0-9.]+$/ && l ~ /^[0-9.]+$/ && h + l > 0)
