@@ -20,10 +20,12 @@
 # FLOORs name the floors the case is compared with (default: all).  A case
 # command prints "key=value" lines; the first key is the primary metric.
 # Cases run alternately within each round, in reverse order every other
-# round, so drift of the machine hits all of them alike; before each case
-# a fixed computation (an awk loop, on the scenario's pinned CPU if it
-# has one) is timed in user CPU time, and its spread, given under the
-# table, is the machine's own.  The table shows
+# round, so drift of the machine hits all of them alike; before the
+# baseline in each round a fixed computation (an awk loop, on
+# BENCH_PROFILE_CPUS, the CPUs the scenario pins to, if it sets it) is
+# timed in user CPU time, and its spread, given under the table, is the
+# machine's own.  A scenario sourcing another can drop the cases that one
+# declared with bench_cases_reset.  The table shows
 # the primary metric's median, min and max over the rounds, what each case
 # adds to the baseline and that as a multiple of what each floor adds.
 #
@@ -70,9 +72,12 @@ export PATH=$OBJ:$PATH
 BENCH_TITLE=$scenario
 BENCH_FLOOR=${BENCH_FLOOR:-}
 BENCH_FLOORS=${BENCH_FLOORS:-}
-case_names=()
-case_cmds=()
-case_floors=()
+bench_cases_reset()
+{
+	case_names=()
+	case_cmds=()
+	case_floors=()
+}
 bench_case()
 {
 	case_names+=("$1")
@@ -80,6 +85,7 @@ bench_case()
 	shift 2
 	case_floors+=("$(printf '%s|' "$@")")
 }
+bench_cases_reset
 
 # shellcheck source=/dev/null
 . "$file"
@@ -105,15 +111,18 @@ if declare -F bench_setup >/dev/null; then
 fi
 
 # The machine's own spread: a fixed computation, user space only, timed in
-# user CPU time before every case of every round, on the CPU the scenario
-# pins to (if it does).  What the cases cannot be steadier than.
+# user CPU time on the CPU the scenario pins to (if it does), in the slot
+# before the baseline of every round: as many values, taken as the
+# baseline's are, so that the two spreads compare.
 reference_cmd="awk 'BEGIN { for (i = 0; i < 1e7; i++) s += i }'"
 [ -n "${BENCH_PROFILE_CPUS:-}" ] && reference_cmd="taskset -c $BENCH_PROFILE_CPUS $reference_cmd"
 reference_ms()
 {
-	local TIMEFORMAT=%3U
+	local LC_ALL=C TIMEFORMAT=%3U t
 
-	{ time bash -c "$reference_cmd"; } 2>&1 | awk '{ print $1 * 1000 }'
+	t=$({ time bash -c "$reference_cmd" >/dev/null 2>&1; } 2>&1) &&
+		[[ $t =~ ^[0-9]+\.[0-9]+$ ]] || return 1
+	awk -v t="$t" 'BEGIN { print t * 1000 }'
 }
 
 start=$(date -u +%FT%TZ)
@@ -123,7 +132,10 @@ for ((r = 1; r <= BENCH_ROUNDS; r++)); do
 	for ((j = 0; j < n; j++)); do
 		i=$((r % 2 ? j : n - 1 - j))
 		echo "round $r/$BENCH_ROUNDS: ${case_names[$i]}" >&2
-		reference_ms >> "$results.ref"
+		if [ "$i" = 0 ]; then
+			reference_ms >> "$results.ref" ||
+				die "the machine reference failed: $reference_cmd"
+		fi
 		out=$(bash -c "${case_cmds[$i]}" 2>"$results.err") ||
 			die "case '${case_names[$i]}' failed: $(tail -3 "$results.err")"
 		echo "$out" | grep -E '^[A-Za-z_][A-Za-z0-9_]*=-?[0-9.]+$' |
@@ -268,16 +280,18 @@ with open(out_md, "w") as f:
         if floors:
             f.write("; \"x FLOOR\" is what the case adds divided by what the floor adds")
         f.write(".\n\n" + main + "\n\n")
-    else:
+    elif env["ROUNDS"] == "0":
         f.write("No timed rounds (BENCH_ROUNDS=0): the BPF statistics below are the "
                 "measurement.\n\n")
+    else:
+        f.write("No case printed a figure in its %s timed rounds.\n\n" % env["ROUNDS"])
     refs = [float(l) for l in open(ref)] if os.path.exists(ref) else []
     if refs:
         rm = statistics.median(refs)
-        f.write("Machine reference: `%s`, user CPU time before each case of each round, "
-                "%d runs: median %s ms, min %s, max %s, spread %.1f%%: the spread a fixed "
-                "computation gets from the machine itself.\n\n"
-                % (env["REFERENCE_CMD"], len(refs), fmt(rm), fmt(min(refs)), fmt(max(refs)),
+        f.write("Machine reference: `%s`, user CPU time, in the slot before %s in each "
+                "round, %d runs: median %s ms, min %s, max %s, spread %.1f%%: the spread a "
+                "computation that never changes gets from the machine itself.\n\n"
+                % (env["REFERENCE_CMD"], names[0], len(refs), fmt(rm), fmt(min(refs)), fmt(max(refs)),
                    100 * (max(refs) - min(refs)) / rm))
     sp = spread(0)
     if sp is not None:
@@ -285,7 +299,7 @@ with open(out_md, "w") as f:
         if env.get("SPREAD_MAX"):
             ok = 100 * sp < float(env["SPREAD_MAX"])
             f.write(" (target under %s%%: %s)" % (env["SPREAD_MAX"], "met" if ok else
-                    "NOT met, run on an idle machine or with more rounds"))
+                    "NOT met, run on an idle machine"))
         f.write(".\n\n")
     f.write("Produced by `make bench SCENARIO=%s` (scripts/bench/%s.sh) with BENCH_ROUNDS=%s "
             "BENCH_STATS_ROUNDS=%s on %s, kernel %s, %s, %s CPUs, load average %s.\n\n" %

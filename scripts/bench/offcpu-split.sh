@@ -3,6 +3,8 @@
 # the kernel's BPF statistics, on offcpu.sh's pinned sched pipe: the
 # series' program (default threshold) against measurement builds of it,
 # each taking one more part out of the one before:
+#   0. none: the program as shipped, built in the same tree as the others
+#      (the control: the series' case uses the build tree's perf);
 #   1. no last_in: without the per-CPU check for switches the tracepoint
 #      missed;
 #   2. no sum: without adding the interval to the map keyed by the stack;
@@ -24,21 +26,20 @@ BENCH_TITLE="off-cpu program split: the series' sched_switch program without one
 BENCH_ROUNDS=$split_rounds
 BENCH_STATS_ROUNDS=${BENCH_STATS_ROUNDS:-15}
 export OFFCPU_SPLIT_DIR=$ROOT/build/bench/offcpu-split
-# drop the cases offcpu.sh declared: this scenario has its own
-case_names=()
-case_cmds=()
-case_floors=()
+# this scenario has cases of its own
+bench_cases_reset
 
 # Usage: offcpu_split_edit FILE VARIANT: VARIANT's edit on top of the one
-# before; the unused function attributes keep -Werror quiet.
+# before (0: none); the unused function attributes keep -Werror quiet.
 offcpu_split_edit()
 {
-	python3 - "$1" "$2" <<'EOF'
+	/usr/bin/python3 - "$1" "$2" <<'EOF'
 import sys
 
 path, variant = sys.argv[1], sys.argv[2]
 text = open(path).read()
 edits = {
+    "0": [],
     "1": [("\t__u32 zero = 0, *seen;\n", ""),
           ("\tseen = bpf_map_lookup_elem(&last_in, &zero);\n"
            "\tif (seen) {\n"
@@ -84,8 +85,8 @@ bench_setup()
 	offcpu_setup
 	mkdir -p "$src" "$obj"
 	# the build tree, as the last build left it: only off_cpu.bpf.c changes
-	cp -a "$SRC/." "$src/"
-	for v in 1 2 3 4 5; do
+	rsync -a --delete "$SRC/" "$src/"
+	for v in 0 1 2 3 4 5; do
 		echo "building off-cpu measurement variant $v" >&2
 		offcpu_split_edit "$src/tools/perf/util/bpf_skel/off_cpu.bpf.c" $v ||
 			die "cannot make variant $v"
@@ -111,6 +112,7 @@ bench_case "user stack walk only (floor)" "offcpu_run floor-sched_switch_ustack"
 bench_case "perf record -e dummy, no --off-cpu" "offcpu_run dummy"
 bench_case "base 6.12 --off-cpu" "offcpu_run base"
 bench_case "--off-cpu (default 500 ms)" "offcpu_run 500"
+bench_case "0. as shipped, built as the variants" "offcpu_split_run 0"
 bench_case "1. no last_in" "offcpu_split_run 1"
 bench_case "2. 1 and no sum" "offcpu_split_run 2"
 bench_case "3. 2 and no walk" "offcpu_split_run 3"
