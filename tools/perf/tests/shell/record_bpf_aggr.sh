@@ -100,10 +100,10 @@ fi
 echo "aggr:  ${counted} samples counted in BPF"
 expect_min "samples counted in BPF" $min_samples "$counted"
 
-plain_heavy=$(symbol_share "${tmpdir}/plain.data" split_heavy)
-plain_light=$(symbol_share "${tmpdir}/plain.data" split_light)
-aggr_heavy=$(symbol_share "${tmpdir}/aggr.data" split_heavy)
-aggr_light=$(symbol_share "${tmpdir}/aggr.data" split_light)
+{ read -r plain_heavy; read -r plain_light; } < \
+	<(symbol_shares "${tmpdir}/plain.data" split_heavy split_light)
+{ read -r aggr_heavy; read -r aggr_light; } < \
+	<(symbol_shares "${tmpdir}/aggr.data" split_heavy split_light)
 echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
 echo "aggr:  split_heavy ${aggr_heavy}%, split_light ${aggr_light}%"
 expect_min "plain split_heavy share" $min_heavy "$plain_heavy"

@@ -84,8 +84,8 @@ if ! perf record -g -e cpu-clock -F 999 --no-bpf-event -o "${tmpdir}/plain.data"
 	cat "${tmpdir}/plain.err"
 	exit 1
 fi
-plain_heavy=$(symbol_share "${tmpdir}/plain.data" split_heavy)
-plain_light=$(symbol_share "${tmpdir}/plain.data" split_light)
+{ read -r plain_heavy; read -r plain_light; } < \
+	<(symbol_shares "${tmpdir}/plain.data" split_heavy split_light)
 echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
 expect_min "plain split_heavy share" $min_heavy "$plain_heavy"
 expect_min "plain split_light share" $min_light "$plain_light"
@@ -115,8 +115,7 @@ for f in $files; do
 					  END { printf "%d %.0f\n", n, sum }')
 	stacks=${counted% *}
 	period=${counted#* }
-	heavy=$(symbol_share "$f" split_heavy)
-	light=$(symbol_share "$f" split_light)
+	{ read -r heavy; read -r light; } < <(symbol_shares "$f" split_heavy split_light)
 	echo "$(basename "$f"): ${stacks} stacks, period ${period} ns," \
 	     "split_heavy ${heavy}%, split_light ${light}%"
 	expect_min "stacks in $(basename "$f")" 2 "$stacks"
@@ -158,8 +157,8 @@ if record_switch max 4 1 1 --switch-max-files=2; then
 	fi
 	# each kept file is a profile of cpu_split: split_heavy 3/4 of the two
 	for f in "${tmpdir}"/max/perf.data.*; do
-		part=$(split_part "$(symbol_share "$f" split_heavy)" \
-			"$(symbol_share "$f" split_light)")
+		{ read -r heavy; read -r light; } < <(symbol_shares "$f" split_heavy split_light)
+		part=$(split_part "$heavy" "$light")
 		expect_min "split_heavy part in $(basename "$f")" 60 "$part"
 	done
 else

@@ -21,8 +21,10 @@
 #   wait_cpu_time PID MS	until process PID has run MS ms more on CPUs:
 #			a window that holds as much of a CPU-bound
 #			workload however loaded the machine is
-#   symbol_share DATA SYM	SYM's share of the period, in percent, in
-#			perf.data file DATA (nothing if SYM has none)
+#   symbol_shares DATA SYM...	each SYM's share of the period, in percent,
+#			in perf.data file DATA, one a line (an empty line
+#			if SYM has none): one perf report for all
+#			(read with { read -r a; read -r b; } < <(...))
 #   split_part HEAVY LIGHT	HEAVY in percent of HEAVY + LIGHT, two shares
 #			of a profile (nothing if they are not numbers)
 #   expect_split WHAT HEAVY LIGHT	the shares of split_heavy and
@@ -186,9 +188,16 @@ wait_cpu_time() {
 	return 1
 }
 
-symbol_share() {
-	perf report -i "$1" --stdio --no-children -g none --sort sym 2>/dev/null |
-		awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
+symbol_shares() {
+	local data=$1
+
+	shift
+	perf report -i "$data" --stdio --no-children -g none --sort sym 2>/dev/null |
+		awk -v syms="$*" '
+		BEGIN { n = split(syms, sym, " ") }
+		{ for (i = 1; i <= n; i++)
+			if ($NF == sym[i] && !(i in share)) { share[i] = $1; sub("%", "", share[i]) } }
+		END { for (i = 1; i <= n; i++) print share[i] }'
 }
 
 # cpu_split's split_heavy() does three times the work of split_light(), so
