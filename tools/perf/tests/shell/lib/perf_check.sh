@@ -73,7 +73,8 @@ expect_count() {
 }
 
 expect_min() {
-	if ! awk -v v="$3" -v f="$2" 'BEGIN { n = "^[0-9]+(\\.[0-9]+)?$"; exit !(v ~ n && f ~ n) }'; then
+	if ! awk -v v="$3" -v f="$2" \
+	     'BEGIN { n = "^[0-9]+(\\.[0-9]+)?$"; exit !(v ~ n && f ~ n) }'; then
 		echo "FAIL: $1: expected a number of at least $2, got '$3'"
 		err=1
 		return 1
@@ -195,8 +196,14 @@ symbol_shares() {
 	perf report -i "$data" --stdio --no-children -g none --sort sym 2>/dev/null |
 		awk -v syms="$*" '
 		BEGIN { n = split(syms, sym, " ") }
-		{ for (i = 1; i <= n; i++)
-			if ($NF == sym[i] && !(i in share)) { share[i] = $1; sub("%", "", share[i]) } }
+		{
+			for (i = 1; i <= n; i++) {
+				if ($NF != sym[i] || (i in share))
+					continue
+				share[i] = $1
+				sub("%", "", share[i])
+			}
+		}
 		END { for (i = 1; i <= n; i++) print share[i] }'
 }
 
