@@ -1,57 +1,62 @@
 # SPDX-License-Identifier: GPL-2.0
-# Entry points.  The perf that everything uses is build/perf/perf.
-#
-#   make            build perf from the pinned base + tools/ + patches/
-#   make check      build if needed, then run all tests (the README's test command)
-#   make demo       build if needed, then run the headline demo
-#   make bench [SCENARIO=name]   run a benchmark scenario (scripts/bench/)
-#   make checkpatch checkpatch.pl --strict over every exported patch, sign-offs included
-#   make series     export the series for posting or git am (build/series/)
-#   make series-proof  git am the export onto the pristine base, compare with
-#                   the assembled tree, build every prefix
-#   make roundtrip  prove assemble + write back is exact
-#   make regression the base's own perf tests that pass without the series
-#   make check-loop [RUNS=20] [LOAD=1]  make check RUNS times in a row, as CI
-#                   runs it; LOAD=1 with perf bench sched messaging looping
-#   make torture    bad input, unprivileged use, SIGKILL, SIGINT and concurrent
-#                   sessions for each feature (TORTURE=--quick: the CI bound)
-#   make edit       git work tree of the assembled source in build/edit
-#   make writeback  write build/edit back into tools/ and patches/
-#   make clean      remove build/
+# Entry points; 'make help' says what each is for.  BASE=7.2 (default) is
+# the series posted upstream, BASE=6.12 the stable backport
+# (backport/6.12/); perf is build/perf/perf and build/6.12/perf/perf.
 
+BASE ?= 7.2
 SCENARIO ?= trace-summary
-RUNS ?= 20
+RUNS ?= 1
+export BASE
 
-.PHONY: all build check check-loop demo bench checkpatch series series-proof torture roundtrip regression edit writeback clean
+.PHONY: build check demo bench series series-proof tip checkpatch torture regression \
+	edit writeback roundtrip move-pin help clean
 
-all: build
-
+# the first target: plain 'make' builds
 build:
 	@scripts/build.sh
 
+help:
+	@echo "make [BASE=7.2|6.12] TARGET; BASE=7.2 (default) is the upstream series, 6.12 the backport"
+	@echo "  build         fetch and check the pinned base, assemble it with the series, build perf"
+	@echo "  check         build if needed and run the series' tests (RUNS=N [LOAD=1]: N times, loaded)"
+	@echo "  demo          build and run the headline demo"
+	@echo "  bench         run a benchmark scenario (SCENARIO=name, scripts/bench/)"
+	@echo "  series        export the series for posting: build/series/NN-name/, one dir per series"
+	@echo "  series-proof  git am the export onto the pristine base, compare, build every prefix"
+	@echo "  tip           git am the upstream series onto the newest upstream reachable and build"
+	@echo "  checkpatch    checkpatch.pl --strict of the base on every exported patch"
+	@echo "  torture       bad input, unprivileged use, kills, ^C, concurrent sessions (TORTURE=--quick)"
+	@echo "  regression    the base's own perf tests that pass without the series pass with it"
+	@echo "  edit          a git tree of the series to edit: build/edit (one commit per patch)"
+	@echo "  writeback     write build/edit back into tools/ and patches/"
+	@echo "  roundtrip     prove edit + writeback is exact"
+	@echo "  move-pin      move the base's pin to the newest version Debian serves (VERSION=...)"
+	@echo "  clean         remove build/"
+
 check: build
+ifeq ($(RUNS),1)
 	@scripts/test.sh
+else
+	@scripts/test.sh --loop $(RUNS) $(if $(filter 1,$(LOAD)),--load)
+endif
 
-check-loop: build
-	@scripts/check-loop.sh $(if $(filter 1,$(LOAD)),--load) $(RUNS)
-
-demo: build
+demo:
 	@scripts/demo.sh
 
 bench: build
 	@scripts/bench.sh $(SCENARIO)
 
-checkpatch:
-	@scripts/checkpatch.sh
-
 series:
-	@scripts/series.sh
+	@scripts/series.sh export
 
 series-proof:
-	@scripts/series-proof.sh
+	@scripts/series.sh proof
 
-roundtrip:
-	@scripts/roundtrip.sh
+tip:
+	@scripts/series.sh tip
+
+checkpatch:
+	@scripts/series.sh checkpatch
 
 torture: build
 	@scripts/torture.sh $(TORTURE)
@@ -60,10 +65,16 @@ regression: build
 	@scripts/regression.sh
 
 edit:
-	@scripts/edit-tree.sh
+	@scripts/tree.sh edit
 
 writeback:
-	@scripts/writeback.sh
+	@scripts/tree.sh writeback
+
+roundtrip:
+	@scripts/tree.sh roundtrip
+
+move-pin:
+	@scripts/base.sh move $(VERSION)
 
 clean:
 	rm -rf build

@@ -1,13 +1,57 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build perf from base + series, out of tree, with BPF skeletons.  The perf
-# binary is $BUILD/perf/perf.  Idempotent: a second run rebuilds only what
-# tools/ or patches/ changed.
+# Assemble the build tree and build perf from it, out of tree, with BPF
+# skeletons; the perf binary is $BUILD/perf/perf.
+#
+# The build tree is the pinned base, the new files of tools/ on top, then
+# the patches' changes to the base's files, in series order (their changes
+# to new files are already in tools/).  It is synced into $SRC by content,
+# so files that did not change keep their time stamps and an incremental
+# build recompiles only what changed.
+#
+# Usage: build.sh [--assemble]   (--assemble: the tree only, no build)
+#        SERIES=none build.sh    the unpatched base (scripts/regression.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$ROOT/scripts/deps.sh" build
-"$ROOT/scripts/assemble.sh"
+assemble()
+{
+	local stage=$BUILD/stage patches="" excl=() f p out
+
+	"$ROOT/scripts/base.sh"
+	rm -rf "$stage"
+	mkdir -p "$BUILD"
+	cp -a "$(base_dir)" "$stage"
+	if [ "${SERIES:-all}" != none ]; then
+		series_check
+		[ ! -d "$SDIR/tools" ] || cp -R "$SDIR/tools/." "$stage/tools/"
+		patches=$(series)
+	fi
+	for f in $(series_new_files); do
+		excl+=(--exclude="$f")
+	done
+	cd "$stage"
+	for p in $patches; do
+		f=$SDIR/patches/$p
+		[ -f "$f" ] || die "patches/series names $p, which does not exist"
+		grep -q '^diff --git ' "$f" || continue
+		# git apply takes no fuzz: a hunk whose context moved fails
+		if ! out=$(git_plain apply --check "${excl[@]}" "$f" 2>&1); then
+			echo "$out" >&2
+			die "patches/$p does not apply; rejected: $(echo "$out" |
+				sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p' | sort -u | tr '\n' ' ')"
+		fi
+		git_plain apply "${excl[@]}" "$f"
+	done
+	cd - >/dev/null
+	mkdir -p "$SRC"
+	rsync -rlp --checksum --delete "$stage/" "$SRC/"
+	rm -rf "$stage"
+}
+
+deps build
+assemble
+[ "${1:-}" != --assemble ] || exit 0
 
 mkdir -p "$OBJ"
 log=$BUILD/build.log
@@ -15,9 +59,7 @@ log=$BUILD/build.log
 # missing; for this series that would silently remove every feature, so
 # such warnings stop the build.
 {
-	# Debian's python3, not whatever python3 comes first in PATH
-	make -C "$SRC/tools/perf" O="$OBJ" BUILD_BPF_SKEL=1 -j"$JOBS" \
-		PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config 2>&1
+	make -C "$SRC/tools/perf" O="$OBJ" -j"$JOBS" "${PERF_MAKE[@]}" 2>&1
 	echo $? > "$BUILD/make.rc"
 } | tee "$log" |
 	grep -E --line-buffered '^(  (CC|LD|LINK|CLANG|GENSKEL)|.*(error|Error|warning:))' |
@@ -32,12 +74,8 @@ fi
 opts=$("$PERF" version --build-options)
 # here-strings, not echo | grep -q: grep -q exits at the first match, and
 # with pipefail the SIGPIPE echo may get then fails the check
-for f in bpf_skeletons:bpf_skeletons libtraceevent:libtraceevent libbpf:bpf \
-	libprotobuf-c:libprotobuf-c; do
-	name=${f%%:*}
-	key=${f#*:}
-	if ! grep -Eq "^ *$key: \[ on  \]" <<< "$opts"; then
-		die "perf was built without $name: $(grep -E "^ *$key:" <<< "$opts" || echo missing)"
-	fi
+for key in $BUILD_OPTIONS; do
+	grep -Eq "^ *$key: \[ on  \]" <<< "$opts" ||
+		die "perf was built without $key: $(grep -E "^ *$key:" <<< "$opts" || echo missing)"
 done
-echo "built $PERF ($("$PERF" version))"
+echo "built $PERF ($("$PERF" version), base $PACKAGE $(current_version))"

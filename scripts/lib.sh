@@ -1,17 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0
 # Common settings for the scripts: sourced, not run.
+#
+# Two series live in this repository, each in a series directory that
+# holds BASE (its pin), tools/ (the files it adds), patches/ (its changes to
+# upstream files, in patches/series order) and ci/ (the base tests run with
+# it, the skips this machine kind cannot avoid, the regression baseline):
+#
+#   BASE=7.2   the repository's top: the series posted upstream
+#   BASE=6.12  backport/6.12/: the stable backport (Debian 13, RHEL 10)
+#
+# BASE comes from the environment (make BASE=6.12 ...); 7.2 by default.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BASE=${BASE:-7.2}
+case "$BASE" in
+7.2) SDIR=$ROOT ;;
+*) SDIR=$ROOT/backport/$BASE ;;
+esac
+if [ ! -f "$SDIR/BASE" ]; then
+	echo "$(basename "$0"): no series for BASE=$BASE (known: 7.2 $(cd "$ROOT/backport" && echo *))" >&2
+	exit 1
+fi
 # shellcheck source=../BASE
-. "$ROOT/BASE"
+. "$SDIR/BASE"
 
-# The base lives outside the source tree; it is shared by every clone.
+# The bases live outside the source tree; they are shared by every clone.
 CACHE=${PERF_SERIES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-bpf-series}
-BUILD=${PERF_SERIES_BUILD:-$ROOT/build}
+if [ "$BASE" = 7.2 ]; then
+	BUILD=${PERF_SERIES_BUILD:-$ROOT/build}
+else
+	BUILD=${PERF_SERIES_BUILD:-$ROOT/build/$BASE}
+fi
 SRC=$BUILD/src			# assembled tree: base + tools/ + patches/
 OBJ=$BUILD/perf			# out-of-tree objects; the perf binary is $OBJ/perf
 PERF=$OBJ/perf
 JOBS=${JOBS:-$(($(nproc) + 1))}
+# perf's make flags for this base (BASE: PERF_MAKEFLAGS)
+PERF_MAKE=(BUILD_BPF_SKEL=1 PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config
+	   ${PERF_MAKEFLAGS:-})
 
 die()
 {
@@ -24,26 +50,38 @@ note()
 	echo "$(basename "$0"): $*" >&2
 }
 
-# The base version actually in use (the pin, or the fallback fetch-base.sh
-# chose and recorded).
+# The base version in use: the pin, or the fallback fetch_base chose.
+current_version()
+{
+	cat "$CACHE/current-$PACKAGE" 2>/dev/null || echo "$VERSION"
+}
+
 base_dir()
 {
-	local v
-
-	v=$(cat "$CACHE/current" 2>/dev/null) || v=$VERSION
-	echo "$CACHE/base-$v"
+	echo "$CACHE/base-$(current_version)"
 }
 
 # patches/series: one line per patch of patches/, in order; under a patch,
 # indented lines name the new files (tools/...) that patch adds.  tools/
 # holds every new file as the whole series leaves it; a later patch that
-# changes a new file carries that change in its patches/ file.
-SERIES_FILE=${SERIES_FILE:-$ROOT/patches/series}
+# changes a new file carries that change in its patches/ file.  A line
+# "# series: NAME" starts a series that is posted on its own (fixes, then
+# one per feature); its cover letter is Documentation/cover-letter/NAME.txt.
+SERIES_FILE=${SERIES_FILE:-$SDIR/patches/series}
 
 # series: the patches in order
 series()
 {
 	awk '/^[^#[:space:]]/ { print $1 }' "$SERIES_FILE"
+}
+
+# series_names: the posted series, in order, and the number of patches
+# before each ("NAME FIRST COUNT")
+series_names()
+{
+	awk '/^# series: / { if (name != "") print name, first, n - first; name = $3; first = n; next }
+		/^[^#[:space:]]/ { n++ }
+		END { if (name == "") name = "all"; print name, first + 0, n - first }' "$SERIES_FILE"
 }
 
 # series_new_files [PATCH]: the new files PATCH adds (all, without PATCH)
@@ -60,7 +98,7 @@ series_check()
 	local listed present
 
 	listed=$(series_new_files | sort)
-	present=$(cd "$ROOT" && find tools -type f | sort)
+	present=$(cd "$SDIR" && { find tools -type f 2>/dev/null || true; } | sort)
 	[ -z "$(echo "$listed" | uniq -d)" ] ||
 		die "patches/series names a new file twice: $(echo "$listed" | uniq -d | tr '\n' ' ')"
 	[ "$listed" = "$present" ] ||
@@ -74,16 +112,37 @@ git_plain()
 	GIT_CEILING_DIRECTORIES=$(dirname "$PWD") git "$@"
 }
 
-# The newest version of the base package apt offers.
-newest_offered()
+# apt_suite ARGS: apt-get or apt-cache (first word of ARGS) on a private
+# package list of SUITE alone, so that a base from another Debian suite is
+# downloaded without touching the machine's apt sources.  Without SUITE:
+# the machine's own apt.
+apt_suite()
 {
-	apt-cache madison "$PACKAGE" 2>/dev/null | awk -F'|' 'NR == 1 { gsub(/ /, "", $2); print $2 }'
+	local tool=$1 dir=$CACHE/apt-${SUITE:-}
+
+	shift
+	if [ -z "${SUITE:-}" ]; then
+		"$tool" "$@"
+		return
+	fi
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $SUITE main" \
+		> "$dir/sources.list"
+	"$tool" -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" "$@"
 }
 
-# Where apt-get download puts the .deb of VERSION in the cache.
+# newest_offered [PACKAGE]: the newest version apt offers
+newest_offered()
+{
+	apt_suite apt-cache madison "${1:-$PACKAGE}" 2>/dev/null |
+		awk -F'|' 'NR == 1 { gsub(/ /, "", $2); print $2 }'
+}
+
+# Where apt-get download puts the .deb of VERSION of PACKAGE in the cache.
 deb_path()
 {
-	echo "$CACHE/debs/${PACKAGE}_${1//:/%3a}_all.deb"
+	echo "$CACHE/debs/${2:-$PACKAGE}_${1//:/%3a}_all.deb"
 }
 
 # test_number LIST SCRIPT: the number of shell test SCRIPT in the output
@@ -94,4 +153,61 @@ test_number()
 
 	desc=$(sed -n '2s/^# *//p' "$2")
 	echo "$1" | awk -F': ' -v d="$desc" '{ sub(/^ +/, "", $1) } $2 == d { print $1; exit }'
+}
+
+# Debian packages per step: build and test for every base, plus the
+# base's own (BASE: DEPS_BUILD).  gcc-multilib builds the 32-bit syscall
+# test program; bpftool counts bperf objects; golang-go's 'go tool pprof'
+# reads what --to-pprof writes; graphviz draws the pprof call graph.
+pkgs_build="gcc make git patch rsync xz-utils bc flex bison pkg-config clang llvm
+	libelf-dev libdw-dev libtraceevent-dev libtracefs-dev libcap-dev libzstd-dev
+	liblzma-dev zlib1g-dev libslang2-dev libperl-dev python3-dev python3-setuptools
+	libunwind-dev libnuma-dev libssl-dev libpfm4-dev systemtap-sdt-dev ${DEPS_BUILD:-}"
+pkgs_test="gcc-multilib strace util-linux procps psmisc python3 file bpftool golang-go"
+pkgs_bench="bpftrace strace python3-matplotlib bpftool util-linux graphviz golang-go"
+
+# deps GROUP...: install the Debian packages of the groups (as root), or
+# name them and fail (not root)
+deps()
+{
+	local group v p want="" missing=""
+
+	for group in "$@"; do
+		v=pkgs_$group
+		[ -n "${!v:-}" ] || die "unknown dependency group '$group'"
+		want="$want ${!v}"
+	done
+	for p in $want; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing="$missing $p"
+	done
+	[ -n "$missing" ] || return 0
+	[ "$(id -u)" = 0 ] || die "missing Debian packages, install them as root: apt-get install$missing"
+	note "installing$missing"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+		die "apt-get install$missing failed"
+}
+
+# mount_fs: the pseudo file systems perf's BPF features and tests need
+mount_fs()
+{
+	local m type dir
+
+	for m in bpf:/sys/fs/bpf debugfs:/sys/kernel/debug tracefs:/sys/kernel/tracing; do
+		type=${m%%:*} dir=${m#*:}
+		grep -q " $dir $type " /proc/mounts && continue
+		if [ "$(id -u)" != 0 ]; then
+			note "$type is not mounted at $dir (as root: mount -t $type $type $dir)"
+			continue
+		fi
+		mkdir -p "$dir" && mount -t "$type" "$type" "$dir" ||
+			note "could not mount $type at $dir"
+	done
+	# tools that still look for tracefs under debugfs
+	if [ -d /sys/kernel/debug/tracing ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
+		mount -t tracefs tracefs /sys/kernel/debug/tracing 2>/dev/null || true
+	fi
+	return 0
 }

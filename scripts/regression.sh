@@ -4,7 +4,7 @@
 # on this machine kind without the series must still pass with it.
 #
 #   regression.sh             run the suite with the series, compare with
-#                             Documentation/regression-baseline.txt
+#                             ci/regression-baseline.txt of the series
 #   regression.sh --baseline  build the unpatched base, run the suite
 #                             ROUNDS times (default 2) and record the tests
 #                             that passed every time
@@ -14,7 +14,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-list=$ROOT/Documentation/regression-baseline.txt
+list=$SDIR/ci/regression-baseline.txt
 
 # run_suite PERF SRC LOG: the full suite, one test after the other
 run_suite()
@@ -23,7 +23,7 @@ run_suite()
 
 	# the series' own tests are run by scripts/test.sh; skip them here
 	list=$(cd "$src/tools/perf" && "$perf" test list 2>/dev/null)
-	skip=$(for f in "$ROOT"/tools/perf/tests/shell/*.sh; do
+	skip=$(for f in "$SDIR"/tools/perf/tests/shell/*.sh; do
 		[ -e "$f" ] && test_number "$list" "$f"
 	done | paste -sd,)
 	(cd "$src/tools/perf" && PATH=$(dirname "$perf"):$PATH \
@@ -36,8 +36,8 @@ passed()
 	sed -n 's/^ *[0-9][0-9.]*: \(.*[^ ]\) *: Ok$/\1/p' "$1" | sort -u
 }
 
-"$ROOT/scripts/mount-fs.sh"
-"$ROOT/scripts/deps.sh" test || exit 1
+mount_fs
+deps test
 
 if [ "${1:-}" = --baseline ]; then
 	ub=$BUILD/unpatched
@@ -59,7 +59,7 @@ if [ "${1:-}" = --baseline ]; then
 	{
 		echo "# Base 'perf test' tests that pass on this machine kind without the series"
 		echo "# (passed in each of $rounds rounds). Recorded by scripts/regression.sh --baseline"
-		echo "# on $(date -u +%F), kernel $(uname -r), base $(cat "$CACHE/current")."
+		echo "# on $(date -u +%F), kernel $(uname -r), base $PACKAGE $(current_version)."
 		echo "# One full run of the suite took ${secs} s; $(wc -l < "$tmp/ok") tests listed."
 		cat "$tmp/ok"
 	} > "$list"

@@ -1,33 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Export the series as upstream and distributions take it: one
-# git format-patch file per patch of patches/series, each holding the new
-# files it adds, and a cover letter (Documentation/cover-letter.txt, with
-# the shortlog and diffstat that git adds).
+# The series as it is posted and applied.
 #
-# From: and Signed-off-by: are the git config identity (user.name and
-# user.email) of whoever runs it; a placeholder identity is refused, since
-# the sign-off certifies the Developer's Certificate of Origin.
-#
-# Usage: series.sh [-v N] [--proof] [OUT_DIR]   (default OUT_DIR: build/series)
-#   -v N     version of the posting ([PATCH vN ...])
-#   --proof  for the checks of scripts/series-proof.sh and checkpatch.sh:
-#            a placeholder identity is replaced by a fixed one, and the
-#            output is not meant to be sent
+#   series.sh [export] [-v N] [OUT]   one directory per posted series
+#       (patches/series "# series: NAME" lines) under OUT (default
+#       build/series), each with its cover letter (cover/NAME.txt of the
+#       series directory) and one git format-patch file per patch, new
+#       files included, From: and Signed-off-by: the git config identity
+#       (a placeholder identity is refused: the sign-off certifies the
+#       Developer's Certificate of Origin); -v N makes a version N posting
+#   series.sh proof [--no-build]      git am of the export onto the pristine
+#       base applies every patch and reproduces the assembled tree; every
+#       prefix builds, with BPF skeletons and with BUILD_BPF_SKEL=0
+#   series.sh tip                     the same git am onto the newest
+#       upstream reachable (BASE: TIP_PACKAGE), and a build there
+#   series.sh checkpatch              checkpatch.pl --strict of the base on
+#       every exported patch; errors fail
+#   series.sh table                   per patch: lines changed in upstream
+#       files and in new files (MAINTAINERS-notes)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-
-version="" proof=0
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-v) version=$2; shift 2 ;;
-	--proof) proof=1; shift ;;
-	-*) die "usage: series.sh [-v N] [--proof] [OUT_DIR]" ;;
-	*) break ;;
-	esac
-done
-out=${1:-$BUILD/series}
-[ -z "$version" ] || [[ "$version" =~ ^[1-9][0-9]*$ ]] || die "-v takes a version number, not '$version'"
 
 # placeholder NAME EMAIL: why this identity cannot sign off, or nothing
 placeholder()
@@ -52,35 +44,199 @@ placeholder()
 	esac
 }
 
-name=$(git -C "$ROOT" config user.name || true)
-email=$(git -C "$ROOT" config user.email || true)
-why=$(placeholder "$name" "$email")
-if [ -n "$why" ]; then
-	if [ $proof = 0 ]; then
-		die "refusing to sign off as a placeholder: $why; set yours with git config user.name/user.email"
+# export PROOF VERSION OUT: PROOF=1 takes a fixed identity where the
+# machine's is a placeholder, for the checks; that output is never sent
+export_series()
+{
+	local proof=$1 version=$2 out=$3 name email why tree commits n k sname first count dir cover
+
+	name=$(git -C "$ROOT" config user.name || true)
+	email=$(git -C "$ROOT" config user.email || true)
+	why=$(placeholder "$name" "$email")
+	if [ -n "$why" ]; then
+		[ "$proof" = 1 ] ||
+			die "refusing to sign off as a placeholder: $why; set yours with git config user.name/user.email"
+		name="Series Proof" email="series-proof@example.org"
 	fi
-	name="Series Proof" email="series-proof@example.org"
-fi
+	tree=$BUILD/series-tree
+	"$ROOT/scripts/tree.sh" make "$tree" --author "$name <$email>"
+	rm -rf "$out"
+	mkdir -p "$out"
+	cd "$tree"
+	commits=($(git rev-list --reverse base..HEAD))
+	n=0
+	while read -r sname first count; do
+		n=$((n + 1))
+		dir=$out/$(printf '%02d' $n)-$sname
+		git -c user.name="$name" -c user.email="$email" format-patch -q \
+			--cover-letter ${version:+-v "$version"} --zero-commit -o "$dir" \
+			"${commits[first]}^..${commits[first + count - 1]}"
+		cover=$SDIR/cover/$sname.txt
+		[ -f "$cover" ] || die "no cover letter $cover for the series '$sname'"
+		# the cover letter: our subject and text instead of git's placeholders
+		sed -n '3,$p' "$cover" |
+			sed -e "s|@BASE@|$PACKAGE $(current_version) (perf $(sed 's/.*"\(.*\)"/\1/' "$(base_dir)/PERF-VERSION-FILE"))|" \
+			> "$tree/.cover-body"
+		k=$(ls "$dir"/*0000-cover-letter.patch)
+		awk -v subj="$(sed -n 1p "$cover")" -v body="$tree/.cover-body" '
+			/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
+			/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < body) > 0) print l; next }
+			{ print }' "$k" > "$k.new"
+		mv "$k.new" "$k"
+		echo "$dir: $count patches and a cover letter"
+	done < <(series_names)
+	rm -f "$tree/.cover-body"
+	cd - >/dev/null
+	echo "wrote ${#commits[@]} patches in $n series to $out (From: $name <$email>)"
+}
 
-tree=$BUILD/series-tree
-[ $proof = 0 ] || tree=$BUILD/series-proof-tree
-"$ROOT/scripts/series-tree.sh" "$tree" --author "$name <$email>"
+# am DIR EXPORT: a git tree of the base in DIR, with the exported series
+# applied by git am (no fuzz), all series in order
+am()
+{
+	local dir=$1 exp=$2 base=$3
 
-rm -rf "$out"
-mkdir -p "$out"
-cd "$tree"
-n=$(git rev-list --count base..HEAD)
-git -c user.name="$name" -c user.email="$email" format-patch -q \
-	--cover-letter ${version:+-v "$version"} --zero-commit -o "$out" base..HEAD
-# the cover letter: our subject and text instead of git's placeholders
-cover=$(ls "$out"/*0000-cover-letter.patch)
-subject=$(sed -n '1p' "$ROOT/Documentation/cover-letter.txt")
-sed -n '3,$p' "$ROOT/Documentation/cover-letter.txt" |
-	sed -e "s|@BASE@|$PACKAGE $(cat "$CACHE/current")|" > "$tree/.cover-body"
-awk -v subj="$subject" -v body="$tree/.cover-body" '
-	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
-	/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline l < body) > 0) print l; next }
-	{ print }' "$cover" > "$cover.new"
-mv "$cover.new" "$cover"
-rm -f "$tree/.cover-body"
-echo "wrote $n patches and a cover letter to $out (From: $name <$email>)"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -a "$base/." "$dir/"
+	cd "$dir"
+	git init -q -b proof
+	git config core.autocrlf false
+	git add -A
+	git -c user.name=base -c user.email=base@localhost commit -q -m base
+	git tag base
+	# shellcheck disable=SC2046
+	git -c user.name=proof -c user.email=proof@localhost \
+		am -q --whitespace=nowarn $(ls "$exp"/*/*.patch | grep -v -- '-cover-letter\.patch$') ||
+		die "git am of the exported series failed on $base"
+	echo "series-proof: git am applied $(git rev-list --count base..HEAD) patches to $base"
+	cd - >/dev/null
+}
+
+# build_perf SRC OBJ LOG [MAKE ARGS]: one build, the log's end on failure
+build_perf()
+{
+	local src=$1 obj=$2 log=$3
+
+	shift 3
+	mkdir -p "$obj"
+	if ! make -C "$src/tools/perf" O="$obj" -j"$JOBS" "${PERF_MAKE[@]}" "$@" > "$log" 2>&1; then
+		tail -30 "$log" >&2
+		return 1
+	fi
+}
+
+proof()
+{
+	local build=1 out=$BUILD/series-proof am=$BUILD/series-am k c n skel t0
+
+	[ "${1:-}" != --no-build ] || build=0
+	deps build
+	"$ROOT/scripts/build.sh" --assemble
+	export_series 1 "" "$out" >/dev/null
+	am "$am" "$out" "$(base_dir)"
+	if ! diff -r -q -x .git "$am/tools" "$SRC/tools" > "$BUILD/series-proof.diff"; then
+		cat "$BUILD/series-proof.diff" >&2
+		die "the series applied by git am differs from the assembled tree (above)"
+	fi
+	echo "series-proof: tools/ after git am is identical to the assembled tree"
+	[ $build = 1 ] || return 0
+
+	# One object tree per configuration for every prefix: a checkout
+	# changes only the files a patch touches, so each build recompiles only
+	# what the patch changed.
+	cd "$am"
+	n=$(git rev-list --count base..HEAD)
+	for skel in 1 0; do
+		k=0
+		for c in $(git rev-list --reverse base..HEAD); do
+			k=$((k + 1))
+			git checkout -q "$c"
+			t0=$SECONDS
+			build_perf "$am" "$BUILD/series-proof-obj$skel" "$BUILD/series-proof-build.log" \
+				BUILD_BPF_SKEL=$skel ||
+				die "prefix $k/$n does not build with BUILD_BPF_SKEL=$skel: $(git log -1 --format=%s)"
+			echo "series-proof: prefix $k/$n builds, BUILD_BPF_SKEL=$skel ($((SECONDS - t0)) s): $(git log -1 --format=%s)"
+		done
+	done
+	git checkout -q proof
+	echo "series-proof: ok, $n patches apply with git am and every prefix builds, with and without BPF skeletons"
+}
+
+tip()
+{
+	local dir out=$BUILD/series-proof tipsrc=$BUILD/tip-am
+
+	deps build
+	dir=$("$ROOT/scripts/base.sh" tip)
+	export_series 1 "" "$out" >/dev/null
+	am "$tipsrc" "$out" "$dir"
+	build_perf "$tipsrc" "$BUILD/tip-obj" "$BUILD/tip-build.log" ||
+		die "the series does not build on $(basename "$dir")"
+	echo "tip: the series applies with git am to $(basename "$dir") and builds there" \
+		"($("$BUILD/tip-obj/perf" version))"
+}
+
+checkpatch()
+{
+	local cp out=$BUILD/series-checkpatch p errors=0 warnings=0 checks=0 res e w c
+	# checkpatch.pl reads spelling.txt and const_structs.checkpatch next to it
+	local opts=(--strict --no-tree --show-types --color=never
+		    --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG)
+
+	"$ROOT/scripts/base.sh"
+	cp=$(base_dir)/scripts/checkpatch.pl
+	export_series 1 "" "$out" >/dev/null
+	for p in "$out"/*/*.patch; do
+		case "$p" in *-cover-letter.patch) continue ;; esac
+		res=$(perl "$cp" "${opts[@]}" "$p" 2>&1) || true
+		read -r e w c < <(echo "$res" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p;s/^total: \([0-9]*\) errors, \([0-9]*\) warnings,.*/\1 \2 0/p' | tail -1)
+		e=${e:-1} w=${w:-0} c=${c:-0}
+		errors=$((errors + e)) warnings=$((warnings + w)) checks=$((checks + c))
+		if [ "$e$w$c" != 000 ]; then
+			echo "== ${p#"$out"/}: $e errors, $w warnings, $c checks"
+			echo "$res" | grep -E -A4 '^(ERROR|WARNING|CHECK):' | sed 's/^/   /'
+		else
+			echo "ok ${p#"$out"/}"
+		fi
+	done
+	echo "checkpatch: $errors errors, $warnings warnings, $checks checks"
+	[ "$errors" = 0 ]
+}
+
+table()
+{
+	local tree=$BUILD/series-table-tree n=0 c b nw
+
+	"$ROOT/scripts/tree.sh" make "$tree" >/dev/null
+	cd "$tree"
+	git ls-tree -r --name-only base | sort > "$tree/.git/base-files"
+	printf '%-4s %7s %7s  %s\n' nr base new subject
+	for c in $(git rev-list --reverse base..HEAD); do
+		n=$((n + 1))
+		read -r b nw < <(git diff --numstat "$c^" "$c" | awk -v bf="$tree/.git/base-files" '
+			BEGIN { while ((getline f < bf) > 0) base[f] = 1 }
+			{ if ($3 in base) b += $1 + $2; else nw += $1 + $2 }
+			END { printf "%d %d\n", b, nw }')
+		printf '%04d %7d %7d  %s\n' $n "$b" "$nw" "$(git log -1 --format=%s "$c")"
+	done
+	cd - >/dev/null
+	rm -rf "$tree"
+}
+
+cmd=export
+case "${1:-}" in
+export | proof | tip | checkpatch | table) cmd=$1; shift ;;
+esac
+case "$cmd" in
+export)
+	version=""
+	if [ "${1:-}" = -v ]; then
+		version=${2:-}
+		[[ "$version" =~ ^[1-9][0-9]*$ ]] || die "-v takes a version number, not '$version'"
+		shift 2
+	fi
+	export_series 0 "$version" "${1:-$BUILD/series}" ;;
+proof) proof "$@" ;;
+*) "$cmd" ;;
+esac

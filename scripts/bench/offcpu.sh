@@ -37,7 +37,7 @@ OFFCPU_CPU=$(($(nproc) > 1 ? 1 : 0))
 export OFFCPU_CPU
 export OFFCPU_SRC=$ROOT/scripts/bench/offcpu
 BENCH_PROFILE_CPUS=$OFFCPU_CPU
-export BENCH_BASE_PERF=${BENCH_BASE_PERF:-$ROOT/build/unpatched/perf/perf}
+export BENCH_BASE_PERF=${BENCH_BASE_PERF:-$BUILD/unpatched/perf/perf}
 
 # Off-cpu time per user stack and task, as perf record --off-cpu keeps it.
 export OFFCPU_BT='tracepoint:sched:sched_switch /args->prev_state == 1 || args->prev_state == 2/ {
@@ -57,7 +57,7 @@ offcpu_setup()
 	if [ ! -x "$BENCH_BASE_PERF" ]; then
 		echo "building the base's perf (6.12 without the series) into build/unpatched" >&2
 		# build.sh's final check wants the series' features: the binary is what counts
-		SERIES=none PERF_SERIES_BUILD=$ROOT/build/unpatched "$ROOT/scripts/build.sh" >&2 || true
+		SERIES=none PERF_SERIES_BUILD=$BUILD/unpatched "$ROOT/scripts/build.sh" >&2 || true
 		[ -x "$BENCH_BASE_PERF" ] || die "cannot build the base's perf"
 	fi
 }

@@ -1,0 +1,53 @@
+#!/bin/bash
+# perf names the process, thread or CPU of a target that does not exist
+# SPDX-License-Identifier: GPL-2.0
+# perf trace, perf stat and perf record fail with one line naming a -p, -t
+# or -C that is not there, instead of a message that names none of them
+# or a session that counts nothing.
+
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup target_missing
+out="${tmpdir}/out"
+
+# a pid no task has, and a CPU that is not online
+nopid=$(($(cat /proc/sys/kernel/pid_max) - 1))
+while [ -e "/proc/${nopid}" ]; do
+	nopid=$((nopid - 1))
+done
+nocpu=$(($(getconf _NPROCESSORS_CONF) + 7))
+
+# check EXPECTED-FIRST-LINE perf ARGS...: fails, and says it in one line
+check() {
+	local want=$1 rc first
+
+	shift
+	perf "$@" < /dev/null > "${out}" 2>&1
+	rc=$?
+	first=$(grep -v -e '^ *$' "${out}" | head -1)
+	if [ ${rc} = 0 ] || [ "${first}" != "${want}" ]; then
+		echo "perf $*: exit ${rc}, first line '${first}', expected '${want}'"
+		err=1
+	fi
+}
+
+check "no such process: ${nopid}" stat -e task-clock -p "${nopid}"
+check "no such thread: ${nopid}" stat -e task-clock -t "${nopid}"
+check "no such process: ${nopid}" stat -e task-clock -p "1,${nopid}"
+check "CPU ${nocpu} is not online (online CPUs: $(cat /sys/devices/system/cpu/online))" \
+	stat -e task-clock -C "${nocpu}" -- true
+check "'abc' is not a list of CPUs" stat -e task-clock -C abc -- true
+check "no such thread: ${nopid}" record -e task-clock -o "${out}.data" -t "${nopid}"
+check "CPU ${nocpu} is not online (online CPUs: $(cat /sys/devices/system/cpu/online))" \
+	record -e task-clock -o "${out}.data" -C "${nocpu}" -- true
+check "no such process: ${nopid}" trace -s -p "${nopid}"
+
+# and a target that exists still works
+if ! perf stat -e task-clock -p 1,$$ -- true > "${out}" 2>&1; then
+	echo "perf stat -p 1,$$ failed: $(head -3 "${out}")"
+	err=1
+fi
+
+check_exit
