@@ -38,6 +38,8 @@ fails=$(stat_count "${tmpdir}/stat" syscalls:sys_exit_flock)
 expect_count "syscall_fail 321 calls failing with EBADF" 321 "$fails"
 
 expect_count "sleeper 20 3 5 4 sleeps" 7 "$(count syscalls:sys_enter_clock_nanosleep sleeper 20 3 5 4)"
+expect_count "sleeper 20 3 thread sleeps" 3 \
+	"$(count syscalls:sys_enter_clock_nanosleep sleeper 20 3 thread)"
 
 # 3 x 200 ms: the wall time is at least 600 ms
 t0=$(date +%s%N)

@@ -6,12 +6,18 @@
  * sleeps are made DEPTH2 frames of sleeper_deep() further down the stack.
  *
  *   perf test -w sleeper MSEC COUNT [MSEC2 COUNT2 [DEPTH2]]
+ *   perf test -w sleeper MSEC COUNT thread
+ *
+ * With "thread", the COUNT sleeps are made by a second thread named
+ * "sleeper-2" while the main thread waits for it, so that the samples of a
+ * thread other than the process' leader can be checked.
  *
  * The sleep itself is one call deeper, in sleeper_syscall(): glibc's
  * clock_nanosleep() has no frame pointer, so a frame pointer unwind from the
  * syscall skips the direct caller of libc; sleeper_nap() is then the first
  * frame of ours that every user callchain shows.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -57,10 +63,39 @@ noinline int sleeper_deep(long depth, long msec)
 	return err;
 }
 
+struct sleeper_naps {
+	long msec, count;
+	int err;
+};
+
+static void *sleeper_thread(void *arg)
+{
+	struct sleeper_naps *naps = arg;
+
+	pthread_setname_np(pthread_self(), "sleeper-2");
+	for (long i = 0; i < naps->count && !naps->err; i++)
+		naps->err = sleeper_nap(naps->msec);
+	return NULL;
+}
+
 static int sleeper(int argc, const char **argv)
 {
 	long msec, count, msec2, count2, depth2;
 
+	if (argc == 3 && !strcmp(argv[2], "thread")) {
+		struct sleeper_naps naps = { .err = 0, };
+		pthread_t th;
+
+		if (workload__arg_count(argc, argv, 0, 100, &naps.msec) ||
+		    workload__arg_count(argc, argv, 1, 1, &naps.count))
+			return -1;
+		if (pthread_create(&th, NULL, sleeper_thread, &naps)) {
+			fprintf(stderr, "workload: cannot create a thread\n");
+			return -1;
+		}
+		pthread_join(th, NULL);
+		return naps.err ? -1 : 0;
+	}
 	if (workload__arg_count(argc, argv, 0, 100, &msec) ||
 	    workload__arg_count(argc, argv, 1, 1, &count) ||
 	    workload__arg_count(argc, argv, 2, 0, &msec2) ||
