@@ -79,7 +79,7 @@ series()
 # before each ("NAME FIRST COUNT")
 series_names()
 {
-	awk '/^# series: / { if (name != "") print name, first, n - first; name = $3; first = n; next }
+	awk '/^# series: / { if (name != "") print name, first, n - first; name = $3; first = n + 0; next }
 		/^[^#[:space:]]/ { n++ }
 		END { if (name == "") name = "all"; print name, first + 0, n - first }' "$SERIES_FILE"
 }
