@@ -21,11 +21,17 @@ run_suite()
 {
 	local perf=$1 src=$2 log=$3 skip list f
 
-	# the series' own tests are run by scripts/test.sh; skip them here
+	# the series' own tests are run by scripts/test.sh; skip them here,
+	# and the upstream tests ci/feature-tests excludes ("!name reason")
 	list=$(cd "$src/tools/perf" && "$perf" test list 2>/dev/null)
-	skip=$(for f in "$SDIR"/tools/perf/tests/shell/*.sh; do
-		[ -e "$f" ] && test_number "$list" "$f"
-	done | paste -sd,)
+	skip=$({
+		for f in "$SDIR"/tools/perf/tests/shell/*.sh; do
+			[ -e "$f" ] && test_number "$list" "$f"
+		done
+		sed -n 's/^!\([^ ]*\) .*/\1/p' "$SDIR/ci/feature-tests" | while read -r f; do
+			test_number "$list" "$src/tools/perf/tests/shell/$f"
+		done
+	} | paste -sd,)
 	(cd "$src/tools/perf" && PATH=$(dirname "$perf"):$PATH \
 		timeout 3600 perf test -S ${skip:+-s "$skip"} > "$log" 2>&1)
 }

@@ -103,14 +103,15 @@ make_tree()
 		awk '/^---$/ { if (first) last = NR; else first = last = NR } /^diff --git / { exit }
 			{ l[NR] = $0 } END { for (i = first; i < last; i++) print l[i] }' \
 			"$SDIR/patches/$p" > "$tmp/note"
+		# the sign-off joins the trailers (Fixes:, Cc:) where there are
+		if [ -n "$author" ]; then
+			git interpret-trailers --in-place \
+				--trailer "Signed-off-by: $name <$email>" "$tmp/msg"
+		fi
 		{
 			echo "$subject"
 			echo
 			cat "$tmp/msg"
-			if [ -n "$author" ]; then
-				echo
-				echo "Signed-off-by: $name <$email>"
-			fi
 			cat "$tmp/note"
 		} | GIT_COMMITTER_DATE="$date" git -c user.name="$name" -c user.email="$email" \
 			commit -q --cleanup=whitespace --allow-empty -F - \

@@ -7,6 +7,12 @@
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
+# perf trace and perf stat -p 1 need root
+if [ "$(id -u)" != 0 ]; then
+	echo "Skip: needs root"
+	exit 2
+fi
+
 # shellcheck source=lib/perf_check.sh
 . "$(dirname "$0")"/lib/perf_check.sh
 check_setup target_missing

@@ -1,5 +1,5 @@
 #!/bin/bash
-# perf trace -s counts every call of a known workload
+# perf trace -s counts every call of a known workload (exclusive)
 # SPDX-License-Identifier: GPL-2.0
 
 # The summary of 'perf trace -s' counts the sys_exit samples perf reads

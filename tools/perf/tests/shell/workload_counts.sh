@@ -57,7 +57,8 @@ if perf test -w getppid_loop nonsense 2>/dev/null; then
 	echo "FAIL: getppid_loop accepted a non-number"
 	err=1
 fi
-if perf test -w sleeper -5 1 2>/dev/null; then
+# "--": perf test's own options end there, -5 is the workload's
+if perf test -w sleeper -- -5 1 2>/dev/null; then
 	echo "FAIL: sleeper accepted a negative time"
 	err=1
 fi
