@@ -33,7 +33,7 @@ run_suite()
 		done
 	} | paste -sd,)
 	(cd "$src/tools/perf" && PATH=$(dirname "$perf"):$PATH \
-		timeout 3600 perf test -S ${skip:+-s "$skip"} > "$log" 2>&1)
+		timeout 1500 perf test -S ${skip:+-s "$skip"} > "$log" 2>&1)
 }
 
 # passed LOG: the descriptions of the tests (and subtests) that passed
