@@ -148,7 +148,7 @@ for s in "${scripts[@]}"; do
 		echo "PASS $s (${secs}s)"
 		pass=$((pass + 1)) ;;
 	Skip*)
-		reason=$(grep -iE 'skip' "$log" | grep -v -E "^ *$num: " | tail -1)
+		reason=$(grep -iE 'skip' "$log" | grep -v -E "^ *$num: |^Skipped tests" | tail -1)
 		allowed=$(awk -F'|' -v s="$s" '$1 == s { print $2 }' "$SDIR/ci/allowed-skips")
 		if [ "${CI:-}" = true ] && { [ -z "$allowed" ] || ! echo "$reason" | grep -Eq "$allowed"; }; then
 			echo "FAIL $s: skipped under CI, but this machine supports it: ${reason:-no reason given}"
