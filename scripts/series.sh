@@ -136,7 +136,7 @@ proof()
 	"$ROOT/scripts/build.sh" --assemble
 	export_series 1 "" "$out" >/dev/null
 	am "$am" "$out" "$(base_dir)"
-	if ! diff -r -q -x .git "$am/tools" "$SRC/tools" > "$BUILD/series-proof.diff"; then
+	if ! diff -r -q --no-dereference -x .git "$am/tools" "$SRC/tools" > "$BUILD/series-proof.diff"; then
 		cat "$BUILD/series-proof.diff" >&2
 		die "the series applied by git am differs from the assembled tree (above)"
 	fi
