@@ -112,6 +112,37 @@ git_plain()
 	GIT_CEILING_DIRECTORIES=$(dirname "$PWD") git "$@"
 }
 
+# git_base DIR [GITDIR [FROM]]: DIR holds the pristine base (or the tree
+# FROM) as the commit "base: ..." (tag base, fixed identity and date), every file
+# of it tracked, ignored ones too.  DIR is synced to the base by content:
+# files that already match keep their time stamps, so an incremental
+# build in DIR recompiles only what differs.  With GITDIR the repository
+# lives there, outside DIR, whose perf then reports the base's version
+# (PERF-VERSION-GEN adds the commit when it finds ../../.git).
+git_base()
+{
+	local dir=$1 gitdir=${2:-$1/.git} from=${3:-$(base_dir)} what
+	local g=(git -C "$dir" --git-dir="$gitdir" --work-tree="$dir")
+
+	what="$PACKAGE $(current_version)"
+	[ "$from" = "$(base_dir)" ] || what=$(basename "$from")
+	mkdir -p "$dir"
+	rsync -rlp --checksum --delete --exclude=/.git "$from/" "$dir/"
+	rm -rf "$gitdir"
+	if [ "$gitdir" = "$dir/.git" ]; then
+		git init -q -b work "$dir"
+	else
+		"${g[@]}" init -q -b work
+	fi
+	"${g[@]}" config core.autocrlf false
+	"${g[@]}" config am.keepcr false
+	"${g[@]}" add -Af .
+	GIT_AUTHOR_NAME=base GIT_AUTHOR_EMAIL=base@localhost GIT_AUTHOR_DATE="@0 +0000" \
+	GIT_COMMITTER_NAME=base GIT_COMMITTER_EMAIL=base@localhost GIT_COMMITTER_DATE="@0 +0000" \
+		"${g[@]}" commit -q -m "base: $what"
+	"${g[@]}" tag base
+}
+
 # apt_suite ARGS: apt-get or apt-cache (first word of ARGS) on a private
 # package list of SUITE alone, so that a base from another Debian suite is
 # downloaded without touching the machine's apt sources.  Without SUITE:

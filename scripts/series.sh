@@ -91,27 +91,20 @@ export_series()
 	echo "wrote ${#commits[@]} patches in $n series to $out (From: $name <$email>)"
 }
 
-# am DIR EXPORT: a git tree of the base in DIR, with the exported series
-# applied by git am (no fuzz), all series in order
+# am DIR EXPORT [GITDIR [FROM]]: DIR becomes a git tree of the base (or
+# FROM; git_base) with the exported series applied by git am (no fuzz),
+# all series in order
 am()
 {
-	local dir=$1 exp=$2 base=$3
+	local dir=$1 exp=$2 gitdir=${3:-$1/.git} from=${4:-$(base_dir)}
 
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	cp -a "$base/." "$dir/"
-	cd "$dir"
-	git init -q -b proof
-	git config core.autocrlf false
-	git add -A
-	git -c user.name=base -c user.email=base@localhost commit -q -m base
-	git tag base
+	git_base "$dir" "$gitdir" "$from"
 	# shellcheck disable=SC2046
-	git -c user.name=proof -c user.email=proof@localhost \
+	git -C "$dir" --git-dir="$gitdir" --work-tree="$dir" \
+		-c user.name=proof -c user.email=proof@localhost \
 		am -q --whitespace=nowarn $(ls "$exp"/*/*.patch | grep -v -- '-cover-letter\.patch$') ||
-		die "git am of the exported series failed on $base"
-	echo "series-proof: git am applied $(git rev-list --count base..HEAD) patches to $base"
-	cd - >/dev/null
+		die "git am of the exported series failed on $(basename "$from")"
+	echo "series-proof: git am applied $(git --git-dir="$gitdir" rev-list --count base..HEAD) patches to $(basename "$from")"
 }
 
 # build_perf SRC OBJ LOG [MAKE ARGS]: one build, the log's end on failure
@@ -127,43 +120,49 @@ build_perf()
 	fi
 }
 
+# The proof works in the build tree itself ($SRC, the repository outside
+# it): the base, git am of the export, then the assembled tree synced over
+# it by content must change nothing.  The prefixes are built without BPF
+# skeletons in an object tree of their own, then with them in $OBJ, the
+# last one being the whole series: 'make' and 'make check' find perf built.
+# A checkout changes only the files a patch touches, so each build
+# recompiles only what the patch changed.
 proof()
 {
-	local build=1 out=$BUILD/series-proof am=$BUILD/series-am k c n skel t0
+	local build=1 out=$BUILD/series-proof gitdir=$BUILD/series-proof.git k c n skel t0 obj
+	local g=(git -C "$SRC" --git-dir="$BUILD/series-proof.git" --work-tree="$SRC")
 
 	[ "${1:-}" != --no-build ] || build=0
 	deps build
-	"$ROOT/scripts/build.sh" --assemble
+	"$ROOT/scripts/base.sh"
 	export_series 1 "" "$out" >/dev/null
-	am "$am" "$out" "$(base_dir)"
-	if ! diff -r -q --no-dereference -x .git "$am/tools" "$SRC/tools" > "$BUILD/series-proof.diff"; then
-		cat "$BUILD/series-proof.diff" >&2
-		die "the series applied by git am differs from the assembled tree (above)"
+	am "$SRC" "$out" "$gitdir"
+	"$ROOT/scripts/build.sh" --assemble
+	if [ -n "$("${g[@]}" status --porcelain --untracked-files=all --ignored=matching)" ]; then
+		"${g[@]}" status --short --untracked-files=all --ignored=matching >&2
+		die "the series applied by git am differs from the assembled tree (above: what assembling changed)"
 	fi
-	echo "series-proof: tools/ after git am is identical to the assembled tree"
+	echo "series-proof: the tree after git am is identical to the assembled tree"
 	[ $build = 1 ] || return 0
 
-	# One object tree per configuration for every prefix: a checkout
-	# changes only the files a patch touches, so each build recompiles only
-	# what the patch changed.
-	cd "$am"
-	n=$(git rev-list --count base..HEAD)
-	for skel in 1 0; do
+	n=$("${g[@]}" rev-list --count base..HEAD)
+	for skel in 0 1; do
+		obj=$BUILD/series-proof-obj0
+		[ $skel = 0 ] || obj=$OBJ
 		k=0
-		for c in $(git rev-list --reverse base..HEAD); do
+		for c in $("${g[@]}" rev-list --reverse base..HEAD); do
 			k=$((k + 1))
 			# PROOF_NO_SKEL=last (BASE): without skeletons, the whole
 			# series only, where every prefix would not fit CI's time
 			[ $skel = 1 ] || [ "${PROOF_NO_SKEL:-all}" = all ] || [ $k = "$n" ] || continue
-			git checkout -q "$c"
+			"${g[@]}" checkout -q "$c"
 			t0=$SECONDS
-			build_perf "$am" "$BUILD/series-proof-obj$skel" "$BUILD/series-proof-build.log" \
-				BUILD_BPF_SKEL=$skel ||
-				die "prefix $k/$n does not build with BUILD_BPF_SKEL=$skel: $(git log -1 --format=%s)"
-			echo "series-proof: prefix $k/$n builds, BUILD_BPF_SKEL=$skel ($((SECONDS - t0)) s): $(git log -1 --format=%s)"
+			build_perf "$SRC" "$obj" "$BUILD/series-proof-build.log" BUILD_BPF_SKEL=$skel ||
+				die "prefix $k/$n does not build with BUILD_BPF_SKEL=$skel: $("${g[@]}" log -1 --format=%s)"
+			echo "series-proof: prefix $k/$n builds, BUILD_BPF_SKEL=$skel ($((SECONDS - t0)) s): $("${g[@]}" log -1 --format=%s)"
 		done
 	done
-	git checkout -q proof
+	"${g[@]}" checkout -q work
 	echo "series-proof: ok, $n patches apply with git am and every prefix builds with BPF skeletons," \
 		"$([ "${PROOF_NO_SKEL:-all}" = all ] && echo "every prefix" || echo "the whole series") without"
 }
@@ -175,7 +174,7 @@ tip()
 	deps build
 	dir=$("$ROOT/scripts/base.sh" tip)
 	export_series 1 "" "$out" >/dev/null
-	am "$tipsrc" "$out" "$dir"
+	am "$tipsrc" "$out" "$tipsrc/.git" "$dir"
 	build_perf "$tipsrc" "$BUILD/tip-obj" "$BUILD/tip-build.log" ||
 		die "the series does not build on $(basename "$dir")"
 	echo "tip: the series applies with git am to $(basename "$dir") and builds there" \

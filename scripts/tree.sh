@@ -61,17 +61,8 @@ make_tree()
 	[ -z "$f" ] || die "new files no patch adds: $f"
 
 	rm -rf "$dir"
-	mkdir -p "$dir"
-	cp -a "$(base_dir)/." "$dir/"
+	git_base "$dir"
 	cd "$dir"
-	git init -q -b work
-	git config core.autocrlf false
-	git config am.keepcr false
-	git add -A
-	GIT_AUTHOR_NAME=base GIT_AUTHOR_EMAIL=base@localhost GIT_AUTHOR_DATE="@0 +0000" \
-	GIT_COMMITTER_NAME=base GIT_COMMITTER_EMAIL=base@localhost GIT_COMMITTER_DATE="@0 +0000" \
-		git commit -q -m "base: $PACKAGE $(current_version)"
-	git tag base
 
 	# Going forward: apply each patch (upstream files and earlier new
 	# files), add its new files, and make it one commit.
