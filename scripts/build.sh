@@ -24,7 +24,7 @@ assemble()
 	cp -a "$(base_dir)" "$stage"
 	if [ "${SERIES:-all}" != none ]; then
 		series_check
-		[ ! -d "$SDIR/tools" ] || cp -R "$SDIR/tools/." "$stage/tools/"
+		copy_new_files "$stage"
 		patches=$(series)
 	fi
 	for f in $(series_new_files); do

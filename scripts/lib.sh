@@ -91,18 +91,53 @@ series_new_files()
 		/^[[:space:]]+[^#[:space:]]/ && (p == "" || cur == p) { print $1 }' "$SERIES_FILE"
 }
 
+# A backport's series directory holds in tools/ only the new files that
+# differ from the upstream series' (the top's tools/); a new file it names
+# and does not hold is the upstream series' file.
+
+# new_file FILE: where the series' new file FILE is
+new_file()
+{
+	if [ -f "$SDIR/$1" ] || [ "$SDIR" = "$ROOT" ]; then
+		echo "$SDIR/$1"
+	else
+		echo "$ROOT/$1"
+	fi
+}
+
+# copy_new_files DIR: every new file of the series into DIR
+copy_new_files()
+{
+	local f
+
+	for f in $(series_new_files); do
+		mkdir -p "$1/$(dirname "$f")"
+		cp -p "$(new_file "$f")" "$1/$f"
+	done
+}
+
+# series_shell_tests: the shell tests the series adds (tools/perf/...)
+series_shell_tests()
+{
+	series_new_files | grep '^tools/perf/tests/shell/[^/]*\.sh$' || true
+}
+
 # series_check: every file under tools/ is added by exactly one patch, and
-# every file the series names is under tools/
+# every file the series names is under tools/ (a backport's: or the
+# upstream series')
 series_check()
 {
-	local listed present
+	local listed present f
 
 	listed=$(series_new_files | sort)
 	present=$(cd "$SDIR" && { find tools -type f 2>/dev/null || true; } | sort)
 	[ -z "$(echo "$listed" | uniq -d)" ] ||
 		die "patches/series names a new file twice: $(echo "$listed" | uniq -d | tr '\n' ' ')"
-	[ "$listed" = "$present" ] ||
-		die "patches/series and tools/ disagree: $(diff <(echo "$listed") <(echo "$present") | sed -n 's/^[<>] //p' | tr '\n' ' ')"
+	f=$(comm -13 <(echo "$listed") <(echo "$present") | tr '\n' ' ')
+	[ -z "${f// /}" ] || die "files under tools/ that patches/series does not name: $f"
+	for f in $listed; do
+		[ -f "$(new_file "$f")" ] || die "patches/series names $f, which is not under tools/"
+	done
 }
 
 # git_plain ARGS: git that never finds a repository above the current

@@ -25,8 +25,8 @@ run_suite()
 	# and the upstream tests ci/feature-tests excludes ("!name reason")
 	list=$(cd "$src/tools/perf" && "$perf" test list 2>/dev/null)
 	skip=$({
-		for f in "$SDIR"/tools/perf/tests/shell/*.sh; do
-			[ -e "$f" ] && test_number "$list" "$f"
+		for f in $(series_shell_tests); do
+			test_number "$list" "$(new_file "$f")"
 		done
 		sed -n 's/^!\([^ ]*\) .*/\1/p' "$SDIR/ci/feature-tests" | while read -r f; do
 			test_number "$list" "$src/tools/perf/tests/shell/$f"

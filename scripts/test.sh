@@ -101,8 +101,8 @@ rm -rf "$logs"
 mkdir -p "$logs"
 
 scripts=()
-for f in "$SDIR"/tools/perf/tests/shell/*.sh; do
-	[ -e "$f" ] && scripts+=("$(basename "$f")")
+for f in $(series_shell_tests); do
+	scripts+=("$(basename "$f")")
 done
 while read -r s; do
 	case "$s" in

@@ -40,7 +40,7 @@ make_tree()
 	# earlier new files are undone.
 	patches=($(series))
 	mkdir -p "$tmp/new/tools"
-	[ ! -d "$SDIR/tools" ] || cp -R "$SDIR/tools/." "$tmp/new/tools/"
+	copy_new_files "$tmp/new"
 	incl=()
 	for f in $(series_new_files); do
 		incl+=(--include="$f")
@@ -176,6 +176,14 @@ writeback()
 		echo "$name" >> "$tmp/patches/series"
 		sed 's/^/\t/' "$tmp/added" >> "$tmp/patches/series"
 	done
+	# a backport keeps only the new files that differ from the upstream
+	# series' (lib.sh: new_file)
+	if [ "$SDIR" != "$ROOT" ] && [ -d "$tmp/tools" ]; then
+		while IFS= read -r f; do
+			! cmp -s "$tmp/$f" "$ROOT/$f" || rm "$tmp/$f"
+		done < "$tmp/new-files"
+		find "$tmp/tools" -depth -type d -empty -delete
+	fi
 	rm -rf "$out/tools" "$out/patches"
 	mkdir -p "$out/patches"
 	[ ! -d "$tmp/tools" ] || cp -R "$tmp/tools" "$out/tools"
