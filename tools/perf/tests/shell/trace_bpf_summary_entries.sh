@@ -1,0 +1,63 @@
+#!/bin/bash
+# perf trace --bpf-summary counts exactly and says what a full map lost
+# SPDX-License-Identifier: GPL-2.0
+# The BPF summary of a workload that makes a known number of getppid
+# calls counts each of them; with room for one statistic only, it says
+# how many syscalls it could not count.  Bad --bpf-summary-entries values
+# fail in one line.
+
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+
+if [ "$(id -u)" != 0 ]; then
+	echo "Skip: perf trace --bpf-summary needs root"
+	exit 2
+fi
+if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+	echo "Skip: perf is built without BPF skeletons"
+	exit 2
+fi
+
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup trace_bpf_summary_entries
+out="${tmpdir}/out"
+calls=100000
+
+# a thread's row: "getppid  CALLS  ERRORS ..."; the workload is the only
+# thread on the machine that makes exactly $calls of them
+perf trace -as --summary-mode=thread --bpf-summary -- \
+	perf test -w getppid_loop ${calls} > "${out}" 2>&1
+got=$(awk -v n=${calls} '$1 == "getppid" && $2 == n { c++ } END { print c + 0 }' "${out}")
+expect_count "threads with exactly ${calls} getppid calls" 1 "${got}"
+if grep -q '^ *LOST ' "${out}"; then
+	echo "FAIL: a LOST line with room for the default number of entries: $(grep '^ *LOST ' "${out}")"
+	err=1
+fi
+
+# room for one statistic: the workload alone makes more than one syscall
+perf trace -as --bpf-summary --bpf-summary-entries=1 -- \
+	perf test -w getppid_loop 10 > "${out}" 2>&1
+lost=$(sed -n 's/^ *LOST \([0-9]*\) syscalls: the summary has room for 1 entries.*/\1/p' "${out}")
+expect_min_count "syscalls reported lost with --bpf-summary-entries=1" 1 "${lost:-none}"
+
+# check_fails WANT ARGS...: perf ARGS fails, printing the one line WANT
+check_fails() {
+	local want=$1 got rc
+
+	shift
+	got=$(perf "$@" 2>&1 < /dev/null)
+	rc=$?
+	if [ ${rc} = 0 ] || [ "${got}" != "${want}" ]; then
+		echo "FAIL: perf $*: exit ${rc}, printed '${got}', expected '${want}'"
+		err=1
+	else
+		echo "ok: perf $*: ${want}"
+	fi
+}
+check_fails "--bpf-summary-entries: 2000000 is more than the 1048576 it takes" \
+	trace -as --bpf-summary --bpf-summary-entries=2000000 -- true
+check_fails "--bpf-summary-entries needs --bpf-summary" \
+	trace -as --bpf-summary-entries=10 -- true
+
+check_exit

@@ -1,0 +1,132 @@
+#!/bin/bash
+# perf trace --bpf-summary counts exactly what the target names
+# SPDX-License-Identifier: GPL-2.0
+# A workload and the processes it forks, -p with its threads, -t, -C and
+# -G each count the known getppid calls of what they name and nothing of
+# what they do not.
+
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+
+if [ "$(id -u)" != 0 ]; then
+	echo "Skip: perf trace --bpf-summary needs root"
+	exit 2
+fi
+if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+	echo "Skip: perf is built without BPF skeletons"
+	exit 2
+fi
+
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup trace_bpf_summary_target
+out="${tmpdir}/out"
+pidfile="${tmpdir}/pid"
+
+# rows FILE N: how many threads made exactly N getppid calls, no errors
+rows() {
+	awk -v n="$2" '$1 == "getppid" && $2 == n && $3 == 0 { c++ } END { print c + 0 }' "$1"
+}
+
+# total FILE: the getppid calls of a --summary-mode=total summary
+total() {
+	awk '$1 == "getppid" { print $2; exit }' "$1"
+}
+
+# enabled PID: the "enabled" of the BPF summary of perf trace (PID), from
+# the .bss map among the BPF maps it holds open
+enabled() {
+	local fd id
+
+	for fd in "/proc/$1/fd/"*; do
+		[ "$(readlink "${fd}")" = "anon_inode:bpf-map" ] || continue
+		id=$(awk '$1 == "map_id:" { print $2 }' "/proc/$1/fdinfo/${fd##*/}")
+		bpftool map show id "${id}" 2>/dev/null | grep -q ' name syscall_\.bss ' || continue
+		bpftool -j map dump id "${id}" 2>/dev/null | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    for var in e.get("formatted", {}).get("value", {}).get(".bss", []):
+        if "enabled" in var:
+            print(var["enabled"])'
+		return
+	done
+}
+
+# wait_enabled PID: until perf trace (PID) has turned its BPF summary on
+wait_enabled() {
+	local i
+
+	for i in $(seq 3000); do
+		[ "$(enabled "$1")" != 1 ] || return 0
+		if [ ! -e "/proc/$1" ]; then
+			echo "FAIL: perf trace (pid $1) ended before it turned its summary on"
+			err=1
+			return 1
+		fi
+		sleep 0.02
+	done
+	echo "FAIL: perf trace (pid $1) did not turn its summary on in 60 s"
+	err=1
+	return 1
+}
+
+# trace_stopped ARGS: perf trace -s --bpf-summary ARGS of the stopped
+# $target, continued once the summary counts, until it exits
+trace_stopped() {
+	local trace_pid
+
+	perf trace -s --bpf-summary --summary-mode=thread -o "${out}" "$@" &
+	trace_pid=$!
+	wait_enabled ${trace_pid}
+	kill -CONT "${target}"
+	while [ -e "/proc/${target}" ]; do
+		sleep 0.05
+	done
+	kill -INT ${trace_pid}
+	wait ${trace_pid}
+}
+
+# the workload and what it forks, not the other processes
+perf trace -s --bpf-summary --summary-mode=thread -o "${out}" -- sh -c \
+	'perf test -w getppid_loop 1000 & perf test -w getppid_loop 2000 1500; wait'
+expect_count "workload: children with 1000 getppid calls" 1 "$(rows "${out}" 1000)"
+expect_count "workload: threads with 2000" 1 "$(rows "${out}" 2000)"
+expect_count "workload: threads with 1500" 1 "$(rows "${out}" 1500)"
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- \
+	perf test -w getppid_loop 3000 700
+expect_count "workload: total getppid calls" 3700 "$(total "${out}")"
+
+# -p: the process with its threads; -t: that thread alone
+start_stopped getppid_loop 400 100
+trace_stopped -p "${target}"
+expect_count "-p: threads with 400 getppid calls" 1 "$(rows "${out}" 400)"
+expect_count "-p: threads with 100" 1 "$(rows "${out}" 100)"
+start_stopped getppid_loop 400 100
+trace_stopped -t "${target}"
+expect_count "-t: threads with 400 getppid calls" 1 "$(rows "${out}" 400)"
+expect_count "-t: threads with 100" 0 "$(rows "${out}" 100)"
+
+# -C: what runs on CPU 1, not what runs on CPU 0
+if [ "$(nproc)" -ge 2 ]; then
+	perf trace -C 1 -s --bpf-summary --summary-mode=thread -o "${out}" -- sh -c \
+		'taskset -c 0 perf test -w getppid_loop 500; taskset -c 1 perf test -w getppid_loop 700'
+	expect_count "-C 1: threads with 700 getppid calls on CPU 1" 1 "$(rows "${out}" 700)"
+	expect_count "-C 1: threads with 500 on CPU 0" 0 "$(rows "${out}" 500)"
+else
+	skip_check "-C" "one CPU only"
+fi
+
+# -G: the tasks of the cgroup, the workload once it moved there
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg=perf-test-trace-summary-$$
+if [ -n "${cgmnt}" ] && mkdir "${cgmnt}/${cg}"; then
+	perf trace -a -G "${cg}" -s --bpf-summary --summary-mode=total -o "${out}" -- \
+		sh -c "perf test -w getppid_loop 100; echo \$\$ > ${cgmnt}/${cg}/cgroup.procs;
+		       exec perf test -w getppid_loop 400"
+	expect_count "-G: getppid calls in the cgroup" 400 "$(total "${out}")"
+	rmdir "${cgmnt}/${cg}"
+else
+	skip_check "-G" "no cgroup2 hierarchy to make a cgroup in"
+fi
+
+check_exit
