@@ -147,6 +147,53 @@ git_plain()
 	GIT_CEILING_DIRECTORIES=$(dirname "$PWD") git "$@"
 }
 
+# A guard that takes long (regression, torture) records in ci/passed of
+# the series the id of what it passed: the series' BASE, patches and new
+# files, and the files given (the guard's own script and lists).  With
+# SKIP_UNCHANGED=1 (CI) it is not run again for the same id.
+
+# series_id FILE...: that id
+series_id()
+{
+	local p f
+
+	{
+		cat "$SDIR/BASE"
+		for p in $(series); do
+			cat "$SDIR/patches/$p"
+		done
+		for f in $(series_new_files); do
+			echo "$f"
+			cat "$(new_file "$f")"
+		done
+		cat "$@"
+	} | sha256sum | cut -c1-16
+}
+
+# guard_skip NAME ID: with SKIP_UNCHANGED=1, say that NAME passed for ID
+# already and succeed, if ci/passed says so
+guard_skip()
+{
+	local line
+
+	[ "${SKIP_UNCHANGED:-0}" = 1 ] || return 1
+	line=$(awk -v n="$1" -v id="$2" '$1 == n && $2 == id' "$SDIR/ci/passed" 2>/dev/null)
+	[ -n "$line" ] || return 1
+	echo "$1: not run again, BASE=$BASE unchanged since it passed ($line)"
+}
+
+# guard_passed NAME ID RESULT: record in ci/passed that NAME passed for ID
+guard_passed()
+{
+	local f=$SDIR/ci/passed
+
+	{
+		[ -f "$f" ] && grep -v "^$1 " "$f"
+		echo "$1 $2 $(date -u +%F) $3"
+	} | sort > "$f.new"
+	mv "$f.new" "$f"
+}
+
 # git_base DIR [GITDIR [FROM]]: DIR holds the pristine base (or the tree
 # FROM) as the commit "base: ..." (tag base, fixed identity and date), every file
 # of it tracked, ignored ones too.  DIR is synced to the base by content:

@@ -76,6 +76,8 @@ if [ "${1:-}" = --baseline ]; then
 fi
 
 [ -f "$list" ] || die "no $list; run $0 --baseline first"
+id=$(series_id "$0" "$ROOT/scripts/lib.sh" "$ROOT/scripts/build.sh" "$list" "$SDIR/ci/feature-tests")
+! guard_skip regression "$id" || exit 0
 "$ROOT/scripts/build.sh" >/dev/null || die "build failed"
 log=$BUILD/regression.log
 t0=$(date +%s)
@@ -92,4 +94,5 @@ if [ "$lost" != 0 ]; then
 	grep -F -f "$BUILD/regression.lost" "$log" | sed 's/^/    /'
 fi
 echo "regression: $((want - lost)) passed, $lost failed (of $want base tests, ${secs} s, log: $log)"
-[ "$lost" = 0 ]
+[ "$lost" = 0 ] || exit 1
+guard_passed regression "$id" "$want/$want"

@@ -32,6 +32,9 @@ kills=20 conc=8
 if [ "${1:-}" = --quick ]; then
 	kills=3 conc=4
 fi
+id=$(series_id "$0" "$ROOT/scripts/lib.sh" "$ROOT/scripts/build.sh")
+mode=${1:-}
+! guard_skip "torture${mode}" "$id" || exit 0
 [ "$(id -u)" = 0 ] || die "needs root: it loads BPF programs and runs as user nobody too"
 "$ROOT/scripts/build.sh" >/dev/null || die "build failed"
 deps test
@@ -595,4 +598,5 @@ for k in trace stat offcpu aggr; do
 		"${survived[$k]}" "${leaks[$k]}"
 done
 echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+[ $fail = 0 ] || exit 1
+guard_passed "torture${mode}" "$id" "$pass/$pass"
