@@ -58,10 +58,10 @@ tip:
 checkpatch:
 	@scripts/series.sh checkpatch
 
-torture: build
+torture:
 	@scripts/torture.sh $(TORTURE)
 
-regression: build
+regression:
 	@scripts/regression.sh
 
 edit:
