@@ -65,15 +65,15 @@ check_count()
 	fi
 }
 
-# Both bases pin --bpf-counters' attr map at the default path, in formats
-# of their own: upstream's and the backport's leader differ.  Each base's
-# tests start without one (until the backport's map gets a path of its
-# own), on CI's own machine.
 # every base's Debian packages first: two steps run at once below, and
 # apt installs for one at a time
 for base in 7.2 6.12; do
 	step env BASE=$base bash -c '. scripts/lib.sh && deps build test'
 done
+# Both bases pin --bpf-counters' attr map at the default path, in formats
+# of their own: upstream's and the backport's leader differ.  Each base's
+# tests start without one (until the backport's map gets a path of its
+# own), on CI's own machine.
 rm -f /sys/fs/bpf/perf_attr_map
 step make roundtrip BASE=7.2
 step make checkpatch BASE=7.2

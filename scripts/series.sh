@@ -130,7 +130,7 @@ build_perf()
 proof()
 {
 	local build=1 out=$BUILD/series-proof gitdir=$BUILD/series-proof.git k c n skel t0 obj
-	local g=(git -C "$SRC" --git-dir="$BUILD/series-proof.git" --work-tree="$SRC")
+	local g=(git -C "$SRC" --git-dir="$gitdir" --work-tree="$SRC")
 
 	[ "${1:-}" != --no-build ] || build=0
 	deps build
