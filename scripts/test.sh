@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build if needed, then run through 'perf test' every shell test of the
-# series (tools/perf/tests/shell/*.sh of its series directory) and the
+# Build if needed, then run through 'perf test' every test of the series
+# (tools/perf/tests/shell/*.sh of its series directory, and the suites of
+# its tools/perf/tests/*.c by their DEFINE_SUITE description) and the
 # base's tests that touch its features (ci/feature-tests).  Ends with
 # "N passed, N failed, N skipped" and exits non-zero on any failure.  Under
 # CI=true a skip fails too, unless ci/allowed-skips says why this machine
@@ -101,7 +102,7 @@ rm -rf "$logs"
 mkdir -p "$logs"
 
 scripts=()
-for f in $(series_shell_tests); do
+for f in $(series_shell_tests) $(series_new_files | grep '^tools/perf/tests/[^/]*\.c$'); do
 	scripts+=("$(basename "$f")")
 done
 while read -r s; do
@@ -127,18 +128,36 @@ fi
 
 cd "$SRC/tools/perf" || die "no assembled tree at $SRC"
 list=$(perf test list 2>/dev/null)
+
+# number NAME: the number of test NAME (NAME.sh: tests/shell/NAME.sh; NAME.c:
+# the suite tests/NAME.c defines) in perf test list
+number()
+{
+	local desc
+
+	case "$1" in
+	*.sh)
+		test_number "$list" "tests/shell/$1" ;;
+	*.c)
+		desc=$(sed -n 's/^DEFINE_SUITE[A-Z_]*("\(.*\)", *[a-z_0-9]*);$/\1/p' "tests/$1")
+		echo "$list" | awk -F': ' -v d="$desc" '{ sub(/^ +/, "", $1) } $2 == d { print $1; exit }' ;;
+	esac
+}
+
 pass=0 fail=0 skip=0
 failed=()
 for s in "${scripts[@]}"; do
-	[ -f "tests/shell/$s" ] || { echo "FAIL $s: not in $SRC/tools/perf/tests/shell"; fail=$((fail + 1)); continue; }
-	num=$(test_number "$list" "tests/shell/$s")
+	f=tests/shell/$s
+	case "$s" in *.c) f=tests/$s ;; esac
+	[ -f "$f" ] || { echo "FAIL $s: not in $SRC/tools/perf/$(dirname "$f")"; fail=$((fail + 1)); continue; }
+	num=$(number "$s")
 	if [ -z "$num" ]; then
-		echo "FAIL $s: 'perf test list' has no test \"$(sed -n '2s/^# *//p' "tests/shell/$s")\""
+		echo "FAIL $s: 'perf test list' has no test of $f"
 		fail=$((fail + 1))
 		failed+=("$s")
 		continue
 	fi
-	log=$logs/${s%.sh}.log
+	log=$logs/${s%.*}.log
 	t0=$(date +%s)
 	timeout 900 perf test -vv "$num" > "$log" 2>&1
 	secs=$(($(date +%s) - t0))

@@ -1,0 +1,62 @@
+#!/bin/bash
+# perf trace --bpf-summary names 32-bit syscalls
+# SPDX-License-Identifier: GPL-2.0
+# A 32-bit x86 program makes 7 write() calls failing with EBADF and 5
+# getppid() calls: i386's numbers 4 and 64, which are stat and semget on
+# x86_64.  The summary must name them from i386's table.
+
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "Skip: 32-bit compat syscalls are told apart on x86_64 only"
+	exit 2
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "Skip: perf trace --bpf-summary needs root"
+	exit 2
+fi
+if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
+	echo "Skip: perf is built without BPF skeletons"
+	exit 2
+fi
+
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup trace_bpf_summary_compat
+out="${tmpdir}/out"
+
+cat > "${tmpdir}/compat.c" <<'PROG'
+#include <unistd.h>
+#include <sys/syscall.h>
+
+int main(void)
+{
+	for (int i = 0; i < 7; i++)
+		syscall(SYS_write, -1, "x", 1);
+	for (int i = 0; i < 5; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+PROG
+if ! gcc -m32 -o "${tmpdir}/compat" "${tmpdir}/compat.c" 2>/dev/null; then
+	echo "Skip: gcc -m32 cannot build a 32-bit program (install gcc-multilib)"
+	exit 2
+fi
+if ! "${tmpdir}/compat"; then
+	echo "Skip: this kernel runs no 32-bit programs (CONFIG_IA32_EMULATION off or ia32_emulation=0)"
+	exit 2
+fi
+
+# row FILE NAME: the calls and errors of syscall NAME, or nothing
+row() {
+	awk -v name="$2" '$1 == name { print $2, $3; exit }' "$1"
+}
+
+perf trace -s --bpf-summary --errno-summary --summary-mode=total -o "${out}" -- "${tmpdir}/compat"
+expect_count "write: calls and errors" "7 7" "$(row "${out}" write)"
+expect_count "write: EBADF" 7 "$(awk '$1 == "EBADF:" { print $2; exit }' "${out}")"
+expect_count "getppid: calls and errors" "5 0" "$(row "${out}" getppid)"
+expect_count "getppid named semget" "" "$(row "${out}" semget)"
+
+check_exit
