@@ -44,7 +44,7 @@ if ! gcc -m32 -o "${tmpdir}/compat" "${tmpdir}/compat.c" 2>/dev/null; then
 	exit 2
 fi
 if ! "${tmpdir}/compat"; then
-	echo "Skip: this kernel runs no 32-bit programs (CONFIG_IA32_EMULATION off or ia32_emulation=0)"
+	echo "Skip: this kernel runs no 32-bit programs (no IA32_EMULATION, or ia32_emulation=0)"
 	exit 2
 fi
 
