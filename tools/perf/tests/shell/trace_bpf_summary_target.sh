@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A workload and the processes it forks, -p with its threads, -t, -C and
 # -G each count the known getppid calls of what they name and nothing of
-# what they do not.
+# what they do not; so do the options of the user-space summary: -e,
+# --no-inherit, -u, --filter-pids and -D.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -128,5 +129,65 @@ if [ -n "${cgmnt}" ] && mkdir "${cgmnt}/${cg}"; then
 else
 	skip_check "-G" "no cgroup2 hierarchy to make a cgroup in"
 fi
+
+# -e: the syscalls it names, or all but those
+perf trace -s --bpf-summary --summary-mode=total -e getppid -o "${out}" -- \
+	perf test -w getppid_loop 300
+expect_count "-e getppid: getppid calls" 300 "$(total "${out}")"
+expect_count "-e getppid: syscalls in the summary" 1 "$(grep -cE '^   [a-z0-9_]+ +[0-9]+ ' "${out}")"
+perf trace -s --bpf-summary --summary-mode=total -e '!getppid' -o "${out}" -- \
+	perf test -w getppid_loop 300
+expect_count "-e '!getppid': getppid calls" "" "$(total "${out}")"
+
+# --no-inherit: the workload's thread, not the one it starts
+perf trace -s --bpf-summary --summary-mode=thread --no-inherit -o "${out}" -- \
+	perf test -w getppid_loop 400 100
+expect_count "--no-inherit: threads with 400 getppid calls" 1 "$(rows "${out}" 400)"
+expect_count "--no-inherit: threads with 100" 0 "$(rows "${out}" 100)"
+
+# -u: the calls of nobody's process, not those of root's before it
+if command -v setpriv > /dev/null; then
+	perf trace -s --bpf-summary --summary-mode=total -u nobody -o "${out}" -- sh -c \
+		'perf test -w getppid_loop 100; exec setpriv --reuid=nobody --regid=nogroup \
+		 --clear-groups perf test -w getppid_loop 33'
+	expect_count "-u nobody: getppid calls" 33 "$(total "${out}")"
+else
+	skip_check "-u" "no setpriv (util-linux) to run a workload as nobody"
+fi
+
+# --filter-pids: of two processes run at once, the one not filtered out
+start_stopped getppid_loop 600
+filtered=${target}
+start_stopped getppid_loop 700
+perf trace -a -s --bpf-summary --summary-mode=thread --filter-pids "${filtered}" \
+	-o "${out}" &
+trace_pid=$!
+if wait_enabled ${trace_pid}; then
+	kill -CONT "${filtered}" "${target}"
+	while [ -e "/proc/${filtered}" ] || [ -e "/proc/${target}" ]; do
+		sleep 0.05
+	done
+fi
+kill -INT ${trace_pid}
+wait ${trace_pid}
+expect_count "--filter-pids: threads with 700 getppid calls" 1 "$(rows "${out}" 700)"
+expect_count "--filter-pids: threads with 600" 0 "$(rows "${out}" 600)"
+
+# -D: what the workload does after the delay (1 s), not before (its
+# first calls, made at once)
+perf trace -s --bpf-summary --summary-mode=total -D 1000 -o "${out}" -- sh -c \
+	'perf test -w getppid_loop 100; sleep 4; perf test -w getppid_loop 50'
+expect_count "-D 1000: getppid calls" 50 "$(total "${out}")"
+
+# what the BPF summary does not count is refused, in one line
+for args in --sched --pf=maj "-e sched:sched_switch"; do
+	# shellcheck disable=SC2086
+	if perf trace -s --bpf-summary ${args} -o "${out}" -- true 2> "${tmpdir}/err"; then
+		echo "FAIL: --bpf-summary ${args}: perf trace did not fail"
+		err=1
+	else
+		expect_count "--bpf-summary ${args}: lines of error" 1 "$(wc -l < "${tmpdir}/err")"
+	fi
+done
 
 check_exit
