@@ -55,7 +55,7 @@ row() {
 
 perf trace -s --bpf-summary --errno-summary --summary-mode=total -o "${out}" -- "${tmpdir}/compat"
 expect_count "write: calls and errors" "7 7" "$(row "${out}" write)"
-expect_count "write: EBADF" 7 "$(awk '$1 == "EBADF:" { print $2; exit }' "${out}")"
+expect_count "write: EBADF" 7 "$(awk '/^   [a-z]/ { row = $1 } row == "write" && $1 == "EBADF:" { print $2 }' "${out}")"
 expect_count "getppid: calls and errors" "5 0" "$(row "${out}" getppid)"
 expect_count "getppid named semget" "" "$(row "${out}" semget)"
 
