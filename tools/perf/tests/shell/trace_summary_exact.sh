@@ -2,12 +2,14 @@
 # perf trace -s counts every call of a known workload (exclusive)
 # SPDX-License-Identifier: GPL-2.0
 
-# The summary of 'perf trace -s' counts the sys_exit samples perf reads
-# from the ring buffers.  The buffers here (-m 8M per CPU) hold every
+# The user-space summary of 'perf trace -s' counts the sys_exit samples
+# perf reads from the ring buffers.  The buffers here (-m 8M per CPU) hold every
 # sample of the workload even if perf never read them while it runs, so
 # none can be lost to an overflow: each count must be exact.  A sample
 # stepped over while reading shows up as a missing call.  Five runs, each
 # of which must be exact, make a race in the reading likely to show.
+# Then 200 processes in a row, each of which perf must see from its
+# first call.
 #
 # Then the same while another perf trace session traces only openat: its
 # BPF programs on raw_syscalls:* must not take getppid away from this one.
@@ -62,13 +64,33 @@ check()
 
 for run in 1 2 3 4 5; do
 	# 20000 + 10000 calls: about 4 MB of samples
-	if ! perf trace -s -m 8M -o "$out" -- perf test -w getppid_loop 20000 10000; then
+	if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- \
+		perf test -w getppid_loop 20000 10000; then
 		echo "FAIL: run $run: perf trace -s failed"
 		cat "$out"
 		exit 1
 	fi
 	check "run $run"
 done
+
+# 200 processes one after the other, 3 getppid calls each: the first
+# samples of each may come before its fork event
+seq 200 > "${tmpdir}/200"
+if ! perf trace -s --no-bpf-summary -m 8M --summary-mode=total -o "$out" -- \
+	xargs -a "${tmpdir}/200" -I{} perf test -w getppid_loop 3; then
+	echo "FAIL: perf trace -s of 200 processes failed"
+	cat "$out"
+	err=1
+else
+	got=$(awk '$1 == "getppid" { print $2; exit }' "$out")
+	if [ "$got" != 600 ]; then
+		echo "FAIL: 200 processes: expected 600 getppid calls, got '$got'"
+		cat "$out"
+		err=1
+	else
+		echo "ok: 200 processes: 600 getppid calls"
+	fi
+fi
 
 # The other session runs its workload once its BPF programs are attached
 # and its events enabled; the workload says so through a fifo and waits
@@ -82,7 +104,8 @@ if ! read -r -t 60 _ <> "$dir/ready"; then
 	echo "FAIL: 'perf trace -e openat -a' did not start its workload in 60 s"
 	exit 1
 fi
-if ! perf trace -s -m 8M -o "$out" -- perf test -w getppid_loop 20000 10000; then
+if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- \
+	perf test -w getppid_loop 20000 10000; then
 	echo "FAIL: perf trace -s failed next to another session"
 	cat "$out"
 	err=1
