@@ -57,7 +57,7 @@ check_fails() {
 }
 check_fails "--bpf-summary-entries: 2000000 is more than the 1048576 it takes" \
 	trace -as --bpf-summary --bpf-summary-entries=2000000 -- true
-check_fails "--bpf-summary-entries needs --bpf-summary" \
-	trace -as --bpf-summary-entries=10 -- true
+check_fails "--bpf-summary-entries: the summary is not collected in BPF (-v says why)" \
+	trace -as --no-bpf-summary --bpf-summary-entries=10 -- true
 
 check_exit
