@@ -12,13 +12,14 @@
 #       data convert --to-pprof and read by go tool pprof, whose -svg call
 #       graph goes to Documentation/pprof-bpf-aggr.svg (or OUTPUT.svg)
 #
-# Until the feature series are ported to 7.2, both run on the 6.12
-# backport, and say so.
+# The headline demo runs on either base (the 7.2 trace series makes the
+# BPF summary the default); the pprof example, whose --bpf-aggr is not on
+# the 7.2 series yet, runs on the 6.12 backport, and says so.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if [ "$BASE" = 7.2 ]; then
-	echo "The demo's features are not on the 7.2 series yet: running it on the 6.12 backport."
+if [ "$BASE" = 7.2 ] && [ "${1:-}" = pprof ]; then
+	echo "--bpf-aggr and --to-pprof are not on the 7.2 series yet: running the example on the 6.12 backport."
 	BASE=6.12 exec "$0" "$@"
 fi
 [ "$(id -u)" = 0 ] || die "the demo loads BPF programs and needs root"
@@ -70,7 +71,7 @@ echo "Workload: sh -c \"$workload; $fails\": 200000 getppid calls, one more by s
 echo "and 1000 flock calls failing with EBADF."
 echo
 echo "User space: every syscall enter and exit is copied to perf through the ring buffer."
-run perf trace -s --no-bpf-summary --summary-mode=total -- sh -c "$workload; $fails"
+run perf trace -s --no-bpf-summary --errno-summary --summary-mode=total -- sh -c "$workload; $fails"
 echo
 echo "In the kernel, the default: BPF programs on the raw syscall tracepoints keep the statistics."
-run perf trace -s --summary-mode=total -- sh -c "$workload; $fails"
+run perf trace -s --errno-summary --summary-mode=total -- sh -c "$workload; $fails"

@@ -6,7 +6,10 @@
 # to the traced task (its BPF programs run in the task); unlike wall time it
 # does not include waiting for a CPU on a loaded machine.
 # Usage: getppid_inner.sh N
+# The workload is the series' perf (BENCH_TS_PERF): a perf tracing it puts
+# its own directory first in PATH, and unpatched perf has no getppid_loop.
 n=$1
+perf=${BENCH_TS_PERF:-perf}
 
 # Prints "cpu_ns wall_ns" of a command
 run()
@@ -17,7 +20,7 @@ run()
 	echo "$t" | awk '{ printf "%.0f %.0f\n", ($1 + $2) * 1e9, $3 * 1e9 }'
 }
 
-read -r c0 w0 < <(run perf test -w getppid_loop 0)
-read -r c1 w1 < <(run perf test -w getppid_loop "$n")
+read -r c0 w0 < <(run "$perf" test -w getppid_loop 0)
+read -r c1 w1 < <(run "$perf" test -w getppid_loop "$n")
 echo "ns_per_call=$(((c1 - c0) / n))"
 echo "wall_ns_per_call=$(((w1 - w0) / n))"

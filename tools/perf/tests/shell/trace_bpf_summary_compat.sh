@@ -1,9 +1,10 @@
 #!/bin/bash
-# perf trace --bpf-summary names 32-bit syscalls
+# perf trace -s names 32-bit syscalls
 # SPDX-License-Identifier: GPL-2.0
 # A 32-bit x86 program makes 7 write() calls failing with EBADF and 5
 # getppid() calls: i386's numbers 4 and 64, which are stat and semget on
-# x86_64.  The summary must name them from i386's table.
+# x86_64.  The summary, in BPF and in user space, in total and thread
+# mode, must name them from i386's table.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -53,10 +54,17 @@ row() {
 	awk -v name="$2" '$1 == name { print $2, $3; exit }' "$1"
 }
 
-perf trace -s --bpf-summary --errno-summary --summary-mode=total -o "${out}" -- "${tmpdir}/compat"
-expect_count "write: calls and errors" "7 7" "$(row "${out}" write)"
-expect_count "write: EBADF" 7 "$(awk '/^   [a-z]/ { row = $1 } row == "write" && $1 == "EBADF:" { print $2 }' "${out}")"
-expect_count "getppid: calls and errors" "5 0" "$(row "${out}" getppid)"
-expect_count "getppid named semget" "" "$(row "${out}" semget)"
+for summary in --bpf-summary --no-bpf-summary; do
+	for mode in total thread; do
+		what="${summary} --summary-mode=${mode}"
+		perf trace -s ${summary} --errno-summary --summary-mode=${mode} -o "${out}" -- \
+			"${tmpdir}/compat"
+		expect_count "${what}: write: calls and errors" "7 7" "$(row "${out}" write)"
+		expect_count "${what}: write: EBADF" 7 "$(awk '/^   [a-z]/ { row = $1 }
+			row == "write" && $1 == "EBADF:" { print $2 }' "${out}")"
+		expect_count "${what}: getppid: calls and errors" "5 0" "$(row "${out}" getppid)"
+		expect_count "${what}: getppid named semget" "" "$(row "${out}" semget)"
+	done
+done
 
 check_exit
