@@ -13,6 +13,7 @@
 #
 # Then the same while another perf trace session traces only openat: its
 # BPF programs on raw_syscalls:* must not take getppid away from this one.
+# Last, a summary that lost samples must say how many.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -115,5 +116,30 @@ fi
 echo end > "$dir/end"
 wait "$other"
 other=
+
+# Where samples are lost the summary says so at its end: perf trace is
+# stopped by its workload and has one page of buffer for 40000 samples.
+# shellcheck disable=SC2016
+if ! perf trace -s --no-bpf-summary -m 1 -o "$out" -- sh -c \
+	'kill -STOP $PPID; perf test -w getppid_loop 20000; kill -CONT $PPID'; then
+	echo "FAIL: perf trace -s -m 1 failed"
+	cat "$out"
+	err=1
+else
+	# no getppid row, or no table for the workload's thread: all were lost
+	main=$(calls perf)
+	main=${main:-0}
+	lost=$(awk '/^ LOST [0-9]+ events: .*--bpf-summary/ { print $2 }' "$out")
+	# a LOST line, fewer calls counted than made, and at least one lost
+	# event for each call missing
+	if [ -z "$lost" ] || [ "$main" -ge 20000 ] || [ $((main + lost)) -lt 20000 ]; then
+		echo "FAIL: 20000 calls, one page of buffer: expected fewer calls and a LOST line"
+		echo "for the rest, got '$main' calls and '$lost' lost"
+		cat "$out"
+		err=1
+	else
+		echo "ok: one page of buffer: $main calls and $lost events lost, said at the end"
+	fi
+fi
 
 exit $err
