@@ -34,7 +34,8 @@ errnos() {
 # a CPU of its own if there are two: total mode adds up the CPUs
 fails='perf test -w syscall_fail 300; perf test -w syscall_fail 700'
 if [ "$(nproc)" -ge 2 ]; then
-	fails='taskset -c 0 perf test -w syscall_fail 300; taskset -c 1 perf test -w syscall_fail 700'
+	fails='taskset -c 0 perf test -w syscall_fail 300;'
+	fails="${fails} taskset -c 1 perf test -w syscall_fail 700"
 fi
 
 perf trace -s --bpf-summary --errno-summary --summary-mode=total -o "${out}" -- sh -c "${fails}"

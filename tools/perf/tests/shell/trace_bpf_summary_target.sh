@@ -134,7 +134,8 @@ fi
 perf trace -s --bpf-summary --summary-mode=total -e getppid -o "${out}" -- \
 	perf test -w getppid_loop 300
 expect_count "-e getppid: getppid calls" 300 "$(total "${out}")"
-expect_count "-e getppid: syscalls in the summary" 1 "$(grep -cE '^   [a-z0-9_]+ +[0-9]+ ' "${out}")"
+expect_count "-e getppid: syscalls in the summary" 1 \
+	"$(grep -cE '^   [a-z0-9_]+ +[0-9]+ ' "${out}")"
 perf trace -s --bpf-summary --summary-mode=total -e '!getppid' -o "${out}" -- \
 	perf test -w getppid_loop 300
 expect_count "-e '!getppid': getppid calls" "" "$(total "${out}")"
