@@ -6,25 +6,16 @@
 # x86_64.  The summary, in BPF and in user space, in total and thread
 # mode, must name them from i386's table.
 
-# err and tmpdir belong to lib/perf_check.sh
+# err and tmpdir belong to lib/perf_check.sh (lib/bpf_summary.sh sources it)
 # shellcheck disable=SC2034,SC2154
 
 if [ "$(uname -m)" != x86_64 ]; then
 	echo "Skip: 32-bit compat syscalls are told apart on x86_64 only"
 	exit 2
 fi
-if [ "$(id -u)" != 0 ]; then
-	echo "Skip: perf trace --bpf-summary needs root"
-	exit 2
-fi
-if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
-	echo "Skip: perf is built without BPF skeletons"
-	exit 2
-fi
-
-# shellcheck source=lib/perf_check.sh
-. "$(dirname "$0")"/lib/perf_check.sh
-check_setup trace_bpf_summary_compat
+# shellcheck source=lib/bpf_summary.sh
+. "$(dirname "$0")"/lib/bpf_summary.sh
+bpf_summary_setup trace_bpf_summary_compat
 out="${tmpdir}/out"
 
 cat > "${tmpdir}/compat.c" <<'PROG'

@@ -5,21 +5,12 @@
 # as perf counts them in user space, and the names of the threads in
 # thread mode, as they were last.
 
-# err and tmpdir belong to lib/perf_check.sh
+# err and tmpdir belong to lib/perf_check.sh (lib/bpf_summary.sh sources it)
 # shellcheck disable=SC2034,SC2154
 
-if [ "$(id -u)" != 0 ]; then
-	echo "Skip: perf trace --bpf-summary needs root"
-	exit 2
-fi
-if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
-	echo "Skip: perf is built without BPF skeletons"
-	exit 2
-fi
-
-# shellcheck source=lib/perf_check.sh
-. "$(dirname "$0")"/lib/perf_check.sh
-check_setup trace_bpf_summary_output
+# shellcheck source=lib/bpf_summary.sh
+. "$(dirname "$0")"/lib/bpf_summary.sh
+bpf_summary_setup trace_bpf_summary_output
 out="${tmpdir}/out"
 
 # errnos FILE CALLS ERRNO: the count of ERRNO printed under the row of a

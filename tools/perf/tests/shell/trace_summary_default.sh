@@ -6,21 +6,12 @@
 # summary does not count, without a word unless -v; both count exactly
 # the 1000 getppid calls of a workload.
 
-# err and tmpdir belong to lib/perf_check.sh
+# err and tmpdir belong to lib/perf_check.sh (lib/bpf_summary.sh sources it)
 # shellcheck disable=SC2034,SC2154
 
-if [ "$(id -u)" != 0 ]; then
-	echo "Skip: perf trace -s needs root here"
-	exit 2
-fi
-if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
-	echo "Skip: perf is built without BPF skeletons"
-	exit 2
-fi
-
-# shellcheck source=lib/perf_check.sh
-. "$(dirname "$0")"/lib/perf_check.sh
-check_setup trace_summary_default
+# shellcheck source=lib/bpf_summary.sh
+. "$(dirname "$0")"/lib/bpf_summary.sh
+bpf_summary_setup trace_summary_default
 out="${tmpdir}/out"
 errs="${tmpdir}/errs"
 
