@@ -169,7 +169,7 @@ for s in "${scripts[@]}"; do
 	Skip*)
 		reason=$(grep -iE 'skip' "$log" | grep -v -E "^ *$num: |^Skipped tests" | tail -1)
 		allowed=$(awk -F'|' -v s="$s" '$1 == s { print $2 }' "$SDIR/ci/allowed-skips")
-		if [ "${CI:-}" = true ] && { [ -z "$allowed" ] || ! echo "$reason" | grep -Eq "$allowed"; }; then
+		if [ "${CI:-}" = true ] && { [ -z "$allowed" ] || ! echo "$reason" | grep -Eq -e "$allowed"; }; then
 			echo "FAIL $s: skipped under CI, but this machine supports it: ${reason:-no reason given}"
 			fail=$((fail + 1))
 			failed+=("$s")
