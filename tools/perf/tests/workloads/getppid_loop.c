@@ -3,15 +3,19 @@
  * Make exactly N getppid() calls, the cheapest syscall there is, so that
  * syscall counting and its overhead can be checked against a known number.
  *
- *   perf test -w getppid_loop [N [N2]]
+ *   perf test -w getppid_loop [N [N2 [fork]]]
  *
  * With N2, a second thread named "getppid-2" makes N2 calls while the main
- * thread makes N.
+ * thread makes N.  With "fork", N2 processes forked one after the other
+ * make N calls each and exit, and the main thread makes none: each lives
+ * for a few microseconds, as a shell's short commands do.
  */
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/compiler.h>
 #include "../tests.h"
 #include "workload_args.h"
@@ -30,6 +34,25 @@ static void *getppid_thread(void *arg)
 	return NULL;
 }
 
+static int getppid_forks(long n, long procs)
+{
+	for (long i = 0; i < procs; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return -1;
+		if (pid == 0) {
+			getppid_calls(n);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			return -1;
+	}
+	return 0;
+}
+
 static int getppid_loop(int argc, const char **argv)
 {
 	long n, n2;
@@ -38,6 +61,14 @@ static int getppid_loop(int argc, const char **argv)
 	if (workload__arg_count(argc, argv, 0, 1000000, &n) ||
 	    workload__arg_count(argc, argv, 1, -1, &n2))
 		return -1;
+
+	if (argc > 2) {
+		if (argc > 3 || strcmp(argv[2], "fork")) {
+			fprintf(stderr, "workload: '%s' is not \"fork\"\n", argv[2]);
+			return -1;
+		}
+		return getppid_forks(n, n2);
+	}
 
 	if (argc > 1 && pthread_create(&th, NULL, getppid_thread, (void *)n2))
 		return -1;
