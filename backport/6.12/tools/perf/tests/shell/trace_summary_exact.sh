@@ -9,6 +9,9 @@
 # be exact.  A sample stepped over while reading shows up as a missing
 # call.  Five runs, each of which must be exact, make a race in the reading
 # likely to show.
+# Then 200 processes in a row, each of which perf must see from its
+# first call, and 1000 that live a few microseconds each, whose exit may
+# be read before their fork.
 #
 # Then the same while another perf trace session traces only openat: its
 # BPF programs on raw_syscalls:* must not take getppid away from this one.
@@ -71,6 +74,44 @@ for run in 1 2 3 4 5; do
 	fi
 	check "run $run"
 done
+
+# 200 processes one after the other, 3 getppid calls each: the first
+# samples of each may come before its fork event
+seq 200 > "${tmpdir}/200"
+if ! perf trace -s --no-bpf-summary -m 8M --summary-mode=total -o "$out" -- \
+	xargs -a "${tmpdir}/200" -I{} perf test -w getppid_loop 3; then
+	echo "FAIL: perf trace -s of 200 processes failed"
+	cat "$out"
+	err=1
+else
+	got=$(awk '$1 == "getppid" { print $2; exit }' "$out")
+	if [ "$got" != 600 ]; then
+		echo "FAIL: 200 processes: expected 600 getppid calls, got '$got'"
+		cat "$out"
+		err=1
+	else
+		echo "ok: 200 processes: 600 getppid calls"
+	fi
+fi
+
+# 1000 processes forked one after the other, 3 getppid calls each, each
+# in a table of its own: a process that runs on another CPU than its
+# parent may have its calls and its exit read before its fork event
+if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- \
+	perf test -w getppid_loop 3 1000 fork; then
+	echo "FAIL: perf trace -s of 1000 forks failed"
+	cat "$out"
+	err=1
+else
+	got=$(awk '$1 == "getppid" { calls += $2; tables++ }
+		   END { print calls + 0, tables + 0 }' "$out")
+	if [ "$got" != "3000 1000" ]; then
+		echo "FAIL: 1000 forks: expected 3000 getppid calls in 1000 tables, got $got"
+		err=1
+	else
+		echo "ok: 1000 forks: 3000 getppid calls in 1000 tables"
+	fi
+fi
 
 # The other session runs its workload once its BPF programs are attached
 # and its events enabled; the workload says so through a fifo and waits

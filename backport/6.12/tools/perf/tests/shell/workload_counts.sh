@@ -29,6 +29,9 @@ count()
 expect_count "getppid_loop 12345 calls" 12345 "$(count syscalls:sys_enter_getppid getppid_loop 12345)"
 expect_count "getppid_loop 1000 700, both threads" 1700 \
 	"$(count syscalls:sys_enter_getppid getppid_loop 1000 700)"
+expect_count "getppid_loop 3 50 fork, 50 processes" 150 \
+	"$(count syscalls:sys_enter_getppid getppid_loop 3 50 fork)"
+expect_count "getppid_loop 3 50 fork, forks" 50 "$(count task:task_newtask getppid_loop 3 50 fork)"
 expect_count "syscall_fail 321 flock calls" 321 "$(count syscalls:sys_enter_flock syscall_fail 321)"
 
 # every one of them fails with EBADF (-9)
@@ -53,6 +56,10 @@ fi
 # bad arguments are errors, not zero
 if perf test -w getppid_loop nonsense 2>/dev/null; then
 	echo "FAIL: getppid_loop accepted a non-number"
+	err=1
+fi
+if perf test -w getppid_loop 3 5 spoon 2>/dev/null; then
+	echo "FAIL: getppid_loop accepted a mode other than fork"
 	err=1
 fi
 if perf test -w sleeper -5 1 2>/dev/null; then
