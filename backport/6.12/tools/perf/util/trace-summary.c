@@ -28,10 +28,20 @@ static const char *syscall_name_compat(int id)
 		return NULL;
 	return syscalltbl_x86[id];
 }
+
+bool syscall_stats__compat_names(void)
+{
+	return true;
+}
 #else
 static const char *syscall_name_compat(int id __maybe_unused)
 {
 	return NULL;
+}
+
+bool syscall_stats__compat_names(void)
+{
+	return false;
 }
 #endif
 

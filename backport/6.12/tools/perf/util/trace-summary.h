@@ -38,6 +38,8 @@ int syscall_stats__merge(struct intlist *dst, struct intlist *src);
 double syscall_stats__total_msec(struct intlist *list);
 void syscall_stats__delete(struct intlist *list);
 const char *syscall_stats__name(struct syscalltbl *sctbl, int key);
+/* Whether syscall_stats__name() names SYSCALL_STATS__COMPAT keys */
+bool syscall_stats__compat_names(void);
 /*
  * The table of 'perf trace -s': one line per syscall ordered by total time,
  * descending.  With @env, errnos are printed too (--errno-summary).

@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A 32-bit x86 program makes 7 write() calls failing with EBADF and 5
 # getppid() calls: i386 numbers 4 and 64, which are stat and semget on
-# x86_64.  The summary must name them from the i386 table.
+# x86_64.  The summary, in BPF and in user space, must name them from the
+# i386 table.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -11,10 +12,6 @@
 . "$(dirname "$0")"/lib/perf_check.sh
 check_setup trace_bpf_summary_compat
 out="${tmpdir}/out"
-
-shelldir=$(dirname "$0")
-# shellcheck source=lib/trace_summary.sh
-. "${shelldir}"/lib/trace_summary.sh
 
 skip() {
 	echo "Skip: $1"
@@ -46,8 +43,18 @@ gcc -m32 -o "${tmpdir}/compat" "${tmpdir}/compat.c" 2>/dev/null ||
 "${tmpdir}/compat" 2>/dev/null ||
 	skip "this kernel cannot run 32-bit programs (CONFIG_IA32_EMULATION off or ia32_emulation=0)"
 
-perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- "${tmpdir}/compat"
-expect "${out}" '^ total' write "7 7" "compat write"
-expect "${out}" '^ total' getppid "5 0" "compat getppid"
-expect "${out}" '^ total' semget "" "compat getppid named as semget"
+# row FILE NAME: the calls and errors of syscall NAME, or nothing
+row() {
+	awk -v name="$2" '$1 == name { print $2, $3; exit }' "$1"
+}
+
+for summary in --bpf-summary --no-bpf-summary; do
+	for mode in total thread; do
+		what="${summary} --summary-mode=${mode}"
+		perf trace -s ${summary} --summary-mode=${mode} -o "${out}" -- "${tmpdir}/compat"
+		expect_count "${what}: write: calls and errors" "7 7" "$(row "${out}" write)"
+		expect_count "${what}: getppid: calls and errors" "5 0" "$(row "${out}" getppid)"
+		expect_count "${what}: getppid named semget" "" "$(row "${out}" semget)"
+	done
+done
 exit ${err}
