@@ -30,8 +30,13 @@
 #include "bpf_skel/syscall_summary.h"
 #include "bpf_skel/syscall_summary.skel.h"
 
-/* Map sizes; a call that finds its map full is counted as not counted */
+/*
+ * Map sizes; a call that finds its map full is counted as not counted.
+ * Threads are counted by the syscalls they make: all of a system's (-a,
+ * -C), or those of a workload, -p or -t.
+ */
 #define SYSCALL_STATS_THREAD_ENTRIES	65536
+#define SYSCALL_STATS_TASKS_ENTRIES	16384
 #define SYSCALL_STATS_CGROUP_ENTRIES	16384
 #define TASK_FILTER_ENTRIES		16384
 #define SYSCALL_ERRNOS_ENTRIES		16384
@@ -140,7 +145,7 @@ static int select_tasks(const struct trace_summary_bpf_target *tgt, pid_t worklo
 }
 
 /* Before load: how statistics are grouped, and the size of their maps */
-static void setup_stats(enum trace_summary_mode mode)
+static void setup_stats(enum trace_summary_mode mode, const struct task_selection *tasks)
 {
 	int stats_entries = 1;
 
@@ -153,7 +158,8 @@ static void setup_stats(enum trace_summary_mode mode)
 					 SYSCALL_SUMMARY_ABI_MAX * SYSCALL_SUMMARY_MAX_NR);
 		break;
 	case TRACE_SUMMARY_MODE__THREAD:
-		stats_entries = SYSCALL_STATS_THREAD_ENTRIES;
+		stats_entries = tasks->type == SYSCALL_SUMMARY_TASKS_ALL ?
+				SYSCALL_STATS_THREAD_ENTRIES : SYSCALL_STATS_TASKS_ENTRIES;
 		bpf_map__set_max_entries(skel->maps.thread_comm, stats_entries);
 		break;
 	case TRACE_SUMMARY_MODE__CGROUP:
@@ -304,7 +310,7 @@ int trace_summary_bpf__load(const struct trace_summary_bpf_target *tgt)
 		goto out_err;
 	}
 
-	setup_stats(tgt->mode);
+	setup_stats(tgt->mode, &tasks);
 	setup_errnos(tgt->errno_summary);
 	err = setup_filters(tgt, &tasks);
 	if (err)

@@ -28,9 +28,15 @@ struct {
 	__type(value, struct syscall_start);
 } syscall_start SEC(".maps");
 
+/*
+ * The hashes are allocated as their keys appear (BPF_F_NO_PREALLOC): their
+ * max_entries bound them, but a session holds only what it counts.
+ */
+
 /* tgids or tids to count, see task_filter_type */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 	__uint(max_entries, 1);
@@ -39,6 +45,7 @@ struct {
 /* processes not to count: --filter-pids, and perf itself when tracing all */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, bool);
 	__uint(max_entries, 1);
@@ -53,6 +60,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, __u8);
 	__uint(max_entries, 1);
@@ -61,6 +69,7 @@ struct {
 /* thread and cgroup modes */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct syscall_summary_key);
 	__type(value, struct syscall_summary_value);
 	__uint(max_entries, 1);
@@ -77,6 +86,7 @@ struct {
 /* --errno-summary: failures per key and errno, touched only by failed calls */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct syscall_summary_errno_key);
 	__type(value, __u64);
 	__uint(max_entries, 1);
@@ -85,6 +95,7 @@ struct {
 /* thread mode: the latest command name of each counted thread */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, char[TASK_COMM_LEN]);
 	__uint(max_entries, 1);
