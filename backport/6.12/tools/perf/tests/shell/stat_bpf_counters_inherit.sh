@@ -43,7 +43,8 @@ stat_both() {
 	local out=$1
 
 	shift
-	PERF_CONFIG="$tmpdir/config" chrt --reset-on-fork -f 1 perf stat -x, -o "$out" \
+	PERF_CONFIG="$tmpdir/config" chrt --reset-on-fork -f 1 \
+		perf stat -x, -o "$out" --bpf-attr-map "$attr_map" \
 		-e context-switches,cs,page-faults,faults,cpu-migrations,migrations "$@"
 }
 
@@ -61,7 +62,7 @@ stat_stopped() {
 		sleep 0.01
 	done
 	# perf itself in the background, for its pid
-	PERF_CONFIG="$tmpdir/config" perf stat -x, -o "$out" \
+	PERF_CONFIG="$tmpdir/config" perf stat -x, -o "$out" --bpf-attr-map "$attr_map" \
 		-e context-switches,cs,page-faults,faults,cpu-migrations,migrations \
 		-D 1 -p "$target" 2> "$out.log" &
 	stat=$!
@@ -188,11 +189,12 @@ test_cpus() {
 test_workload() {
 	local inherit no_inherit plain
 
-	perf stat -x, -o "$tmpdir/wl" --bpf-counters -e $events -- \
+	perf stat -x, -o "$tmpdir/wl" --bpf-counters --bpf-attr-map "$attr_map" -e $events -- \
 		sh -c 'perf test -w sleeper 10 50 & perf test -w sleeper 10 50; wait'
 	perf stat -x, -o "$tmpdir/wl_plain" -e $events -- \
 		sh -c 'perf test -w sleeper 10 50 & perf test -w sleeper 10 50; wait'
-	perf stat -x, -o "$tmpdir/wl_noinh" --bpf-counters --no-inherit -e $events -- \
+	perf stat -x, -o "$tmpdir/wl_noinh" --bpf-counters --bpf-attr-map "$attr_map" \
+		--no-inherit -e $events -- \
 		sh -c 'perf test -w sleeper 10 50 & perf test -w sleeper 10 50; wait'
 	inherit=$(stat_count "$tmpdir/wl" context-switches)
 	no_inherit=$(stat_count "$tmpdir/wl_noinh" context-switches)
@@ -213,7 +215,13 @@ test_workload() {
 	fi
 }
 
+# what check_cleanup does not undo
+check_more_cleanup() {
+	bperf_attr_map_rm
+}
+
 skip_if_unsupported
+bperf_attr_map stat_bpf_inherit
 for run in 1 2 3; do
 	test_same_as_plain $run
 done

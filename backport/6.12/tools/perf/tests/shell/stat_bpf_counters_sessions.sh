@@ -18,6 +18,7 @@ check_setup stat_bpf_sessions
 # the perf stat sessions still running after a failure
 check_more_cleanup() {
 	wait 2>/dev/null
+	bperf_attr_map_rm
 }
 
 # shellcheck source=lib/bpf_skel.sh
@@ -96,8 +97,15 @@ test_concurrent() {
 	cs_stat -o "$tmpdir/c50" -D 1 -p "$s50" 2> "$tmpdir/c50.log" &
 	sessions="$sessions $!"
 	# perf stat enables its BPF counters first, then says "Events enabled"
-	wait_log_line "${sessions% *}" "$tmpdir/c20.log" "Events enabled" || return
-	wait_log_line "${sessions#* }" "$tmpdir/c50.log" "Events enabled" || return
+	# on a failure the stopped targets go too, not left for a later wait
+	if ! wait_log_line "${sessions% *}" "$tmpdir/c20.log" "Events enabled" ||
+	   ! wait_log_line "${sessions#* }" "$tmpdir/c50.log" "Events enabled"; then
+		kill $sessions "$s20" "$s50" 2>/dev/null
+		kill -CONT "$s20" "$s50" 2>/dev/null
+		wait $sessions "$s20" "$s50" 2>/dev/null
+		check_pids=
+		return
+	fi
 	kill -CONT "$s20" "$s50"
 	cs_stat -o "$tmpdir/cwl" -- perf test -w sleeper 10 100 &
 	sessions="$sessions $!"
@@ -170,7 +178,8 @@ test_kill_reclaim() {
 	fi
 	for i in $(seq 1 50); do
 		if [ $((i % 5)) = 0 ]; then
-			perf stat --bpf-counters -e context-switches -a -- sleep 10 \
+			perf stat --bpf-counters --bpf-attr-map "$attr_map" \
+				-e context-switches -a -- sleep 10 \
 				> /dev/null 2>&1 &
 			p=$!
 			# killed once it counts: it holds the leader's three links
@@ -184,7 +193,8 @@ test_kill_reclaim() {
 			esac
 			kill -9 $p
 			wait $p 2>/dev/null
-		elif ! perf stat --bpf-counters -e context-switches -a -- true \
+		elif ! perf stat --bpf-counters --bpf-attr-map "$attr_map" \
+				-e context-switches -a -- true \
 				> /dev/null 2>&1; then
 			echo "kill/reclaim: session $i failed"
 			err=1
@@ -200,12 +210,16 @@ test_kill_reclaim() {
 test_simultaneous() {
 	local i cs
 
+	local pids=()
+
 	for i in $(seq 1 8); do
-		perf stat -x, -o "$tmpdir/s$i" --bpf-counters -e context-switches,page-faults -- \
+		perf stat -x, -o "$tmpdir/s$i" --bpf-counters --bpf-attr-map "$attr_map" \
+			-e context-switches,page-faults -- \
 			perf test -w sleeper 10 20 > /dev/null 2>&1 &
+		pids[i]=$!
 	done
 	for i in $(seq 1 8); do
-		if ! wait %$i; then
+		if ! wait "${pids[i]}"; then
 			echo "simultaneous: session $i failed"
 			err=1
 		fi
@@ -311,10 +325,11 @@ cs_stat() {
 		shift
 	fi
 	PERF_CONFIG="$tmpdir/cs_config" "${fifo[@]}" \
-		perf stat -x, -e context-switches,cs "$@"
+		perf stat -x, --bpf-attr-map "$attr_map" -e context-switches,cs "$@"
 }
 
 skip_if_unsupported
+bperf_attr_map stat_bpf_sessions
 printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
 baseline_objects
 test_concurrent

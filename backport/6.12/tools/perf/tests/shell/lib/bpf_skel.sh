@@ -16,3 +16,18 @@ bpf_skel_missing() {
 	fi
 	return 1
 }
+
+# bperf_attr_map NAME: sets attr_map to a --bpf-attr-map of the test's own
+# on bpffs (mounted if it is not).  The test's sessions share it as they
+# would share the default /sys/fs/bpf/perf_attr_map, and a map another
+# perf pinned there, of another version whose perf_event_attr has another
+# size, does not stand in their way.  bperf_attr_map_rm removes it.
+bperf_attr_map() {
+	mkdir -p /sys/fs/bpf
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	attr_map=/sys/fs/bpf/perf_test_$1_$$
+}
+
+bperf_attr_map_rm() {
+	[ -n "${attr_map}" ] && rm -f "${attr_map}"
+}
