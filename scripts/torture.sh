@@ -53,6 +53,7 @@ cleanup()
 	wait 2>/dev/null
 	rm -rf "$tmp"
 	rm -f /sys/fs/bpf/torture_wrong_map
+	[ -z "${attr_map:-}" ] || rm -f "$attr_map"
 }
 trap cleanup EXIT
 trap "exit 1" TERM INT
@@ -254,8 +255,12 @@ quiet()
 	echo "$a"
 }
 
-# bperf pins its attr map by design the first time it runs: do it now
-perf stat --bpf-counters -e cs -o /dev/null -- true ||
+# bperf pins its attr map by design the first time it runs: do it now, at
+# a path of our own, so that a map another perf pinned at the default path
+# (of another version, whose perf_event_attr has another size) is not in
+# the way, and is left alone
+attr_map=/sys/fs/bpf/perf_torture_attr_map_$$
+perf stat --bpf-counters --bpf-attr-map="$attr_map" -e cs -o /dev/null -- true ||
 	failed "perf stat --bpf-counters -e cs -- true failed"
 baseline=$(quiet)
 
@@ -288,12 +293,12 @@ if bpftool map create /sys/fs/bpf/torture_wrong_map type array key 4 value 4 ent
 else
 	failed "bpftool cannot create a map to pass as a map of the wrong type"
 fi
-bad stat "no such process: $nopid" stat --bpf-counters -e cs -p $nopid
-bad stat "no such thread: $nopid" stat --bpf-counters -e cs -t $nopid
-bad stat "CPU $nocpu is not online" stat --bpf-counters -e cs -C $nocpu -- true
-bad stat "cgroup.*perf-torture-none" stat --bpf-counters -e cs -a -G perf-torture-none -- true
-bad stat "event syntax error|perf-torture-none" stat --bpf-counters -e perf-torture-none -- true
-bad stat "bpf prog 1" stat --bpf-counters -b 1 -e cs -- true
+bad stat "no such process: $nopid" stat --bpf-counters --bpf-attr-map="$attr_map" -e cs -p $nopid
+bad stat "no such thread: $nopid" stat --bpf-counters --bpf-attr-map="$attr_map" -e cs -t $nopid
+bad stat "CPU $nocpu is not online" stat --bpf-counters --bpf-attr-map="$attr_map" -e cs -C $nocpu -- true
+bad stat "cgroup.*perf-torture-none" stat --bpf-counters --bpf-attr-map="$attr_map" -e cs -a -G perf-torture-none -- true
+bad stat "event syntax error|perf-torture-none" stat --bpf-counters --bpf-attr-map="$attr_map" -e perf-torture-none -- true
+bad stat "bpf prog 1" stat --bpf-counters --bpf-attr-map="$attr_map" -b 1 -e cs -- true
 
 # perf record --off-cpu, --off-cpu-thresh
 for v in -1 abc 99999999999999999999 1e3 ""; do
@@ -361,7 +366,7 @@ exact_stat()
 {
 	local plain bpf
 
-	PERF_CONFIG=$stat_config perf stat -x, -e context-switches,cs -o "$tmp/exact.out" -- \
+	PERF_CONFIG=$stat_config perf stat -x, --bpf-attr-map="$attr_map" -e context-switches,cs -o "$tmp/exact.out" -- \
 		perf test -w sleeper 1 200 || { echo "perf stat failed"; return 1; }
 	plain=$(awk -F, '$3 == "context-switches" { print $1 }' "$tmp/exact.out")
 	bpf=$(awk -F, '$3 == "cs" { print $1 }' "$tmp/exact.out")
@@ -412,7 +417,7 @@ session()
 {
 	case "$1" in
 	trace)	perf trace -s --bpf-summary -a -o "$2" & ;;
-	stat)	perf stat --bpf-counters -e cs -D 1 -p "$sleeper" -o "$2" 2> "$2.log" & ;;
+	stat)	perf stat --bpf-counters --bpf-attr-map="$attr_map" -e cs -D 1 -p "$sleeper" -o "$2" 2> "$2.log" & ;;
 	offcpu)	perf record -vvv --off-cpu -a -o "$2" 2> "$2.log" & ;;
 	aggr)	perf record -vvv --bpf-aggr -g -a -o "$2" 2> "$2.log" & ;;
 	esac
@@ -428,7 +433,7 @@ for k in trace stat offcpu aggr; do
 	if why=$(exact_$k); then ok; else failed "$k before any fault: $why"; fi
 done
 baseline=$(quiet)
-echo "baseline: $baseline (pinned by design: bperf's attr map /sys/fs/bpf/perf_attr_map)"
+echo "baseline: $baseline (pinned by design: bperf's attr map $attr_map)"
 
 echo "== SIGKILL, $kills times each"
 for k in trace stat offcpu aggr; do
@@ -521,7 +526,7 @@ concurrent()
 		pids[i]=$wpid
 		case $k in
 		trace)	perf trace -s --bpf-summary --summary-mode=total -p "$wpid" -o "$tmp/c$i.out" & ;;
-		stat)	PERF_CONFIG=$stat_config perf stat -x, -e context-switches,cs -D 1 -p "$wpid" \
+		stat)	PERF_CONFIG=$stat_config perf stat -x, --bpf-attr-map="$attr_map" -e context-switches,cs -D 1 -p "$wpid" \
 				-o "$tmp/c$i.out" 2> "$tmp/c$i.log" & ;;
 		offcpu)	perf record -vvv --off-cpu --off-cpu-thresh=10 -e dummy -p "$wpid" \
 				-o "$tmp/c$i.out" 2> "$tmp/c$i.log" & ;;
