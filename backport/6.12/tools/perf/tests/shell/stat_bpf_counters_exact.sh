@@ -4,7 +4,8 @@
 #
 # A context switch happens in the kernel: context-switches:u is 0 with
 # perf stat, and must be 0 with --bpf-counters too, of a workload that
-# sleeps a known number of times.  Targets the shared leader cannot count
+# sleeps a known number of times; a workload is counted from its exec, as
+# perf stat counts it.  Targets the shared leader cannot count
 # (a cgroup of -G, --per-thread of CPUs) are refused in one line instead
 # of printing numbers read from memory nothing wrote.
 
@@ -57,6 +58,21 @@ expect_count "context-switches:k against context-switches" \
 	"$(stat_count "${out}" cs)" "$(stat_count "${out}" cs:k)"
 perf stat -x, -o "${out}" -e cs:u -- perf test -w sleeper 10 20
 expect_count "context-switches:u of 20 sleeps, perf stat" 0 "$(stat_count "${out}" cs:u)"
+
+# perf stat counts a workload from its exec (enable_on_exec): the faults
+# of perf's child before it, copy-on-write of perf's memory, are not the
+# workload's.  With stat.bpf-counter-events, one session counts page-faults
+# with a perf_event and its alias faults with BPF, over the same run.
+printf '[stat]\n\tbpf-counter-events = faults\n' > "${tmpdir}/config"
+for run in 1 2 3; do
+	PERF_CONFIG="${tmpdir}/config" perf stat --bpf-attr-map "${attr_map}" -x, \
+		-o "${out}" -e page-faults,faults -- /bin/true
+	plain=$(stat_count "${out}" page-faults)
+	if expect_min_count "run ${run}: page-faults of /bin/true" 10 "${plain}"; then
+		expect_count "run ${run}: faults of /bin/true with --bpf-counters" \
+			"${plain}" "$(stat_count "${out}" faults)"
+	fi
+done
 
 check_refused "--bpf-counters cannot count -a --per-thread" \
 	-e cs,task-clock --per-thread -a -- sleep 0.1
