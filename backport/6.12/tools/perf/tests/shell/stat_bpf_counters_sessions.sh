@@ -44,7 +44,7 @@ bperf_objects() {
 	local ids p maps links=0
 
 	ids=$(bpftool prog show 2>/dev/null |
-	      awk -F: '/ name (bperf_on_switch|bperf_on_fork|bperf_on_exit) /{ print $1 }')
+	      awk -F: '/ name (bperf_on_switch|bperf_on_fork|bperf_on_exit|bperf_on_exec) /{ print $1 }')
 	for p in $ids; do
 		links=$((links + $(bpftool link show 2>/dev/null | grep -cE "prog $p *\$")))
 	done
@@ -184,8 +184,8 @@ test_kill_reclaim() {
 				-e context-switches -a -- sleep 10 \
 				> /dev/null 2>&1 &
 			p=$!
-			# killed once it counts: it holds the leader's three links
-			wait_bpf_links $p 3
+			# killed once it counts: it holds the leader's four links
+			wait_bpf_links $p 4
 			# the objects are seen at all: a counting session holds them
 			case "$(bperf_objects)" in
 			"progs 0 "* | *" links 0")
