@@ -298,6 +298,37 @@ test_bad_attr_map() {
 }
 
 # Without privileges: one clear line, non-zero exit.
+# The attr map holds 16 events, and nothing else removes an entry: the
+# 17th distinct event of a machine failed for good.  Entries whose leader
+# is gone (its sessions exited) are reclaimed, so 18 sessions in a row,
+# each counting another event, all count.
+test_attr_map_reclaim() {
+	local ev mod n=0 out cnt
+	local map="${attr_map}_reclaim"
+
+	for mod in "" ":u"; do
+		for ev in task-clock cpu-clock page-faults minor-faults major-faults \
+			  context-switches cpu-migrations alignment-faults emulation-faults; do
+			n=$((n + 1))
+			perf stat --bpf-counters --bpf-attr-map "$map" -x, -o "$tmpdir/reclaim" \
+				-e "$ev$mod" -- true 2> "$tmpdir/reclaim.err"
+			cnt=$(stat_count "$tmpdir/reclaim" "$ev$mod")
+			case "$cnt" in
+			'' | *[!0-9.]*)
+				echo "attr map reclaim: event $n ($ev$mod) not counted: '$cnt'," \
+				     "$(head -1 "$tmpdir/reclaim.err")"
+				err=1 ;;
+			esac
+		done
+	done
+	out=$(bpftool map dump pinned "$map" 2>/dev/null | grep -c '^key')
+	if [ "$n" != 18 ] || [ -z "$out" ] || [ "$out" -gt 16 ]; then
+		echo "attr map reclaim: $n events, $out entries left"
+		err=1
+	fi
+	rm -f "$map"
+}
+
 test_not_root() {
 	local out
 
@@ -339,6 +370,7 @@ test_kill_reclaim
 test_simultaneous
 test_repeat
 test_bad_attr_map
+test_attr_map_reclaim
 test_not_root
 
 [ $err = 0 ] && echo "perf stat --bpf-counters sessions test [Success]"
