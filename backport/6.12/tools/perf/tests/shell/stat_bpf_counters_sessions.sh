@@ -1,0 +1,345 @@
+#!/bin/bash
+# perf stat --bpf-counters sessions share one leader and clean up
+# SPDX-License-Identifier: GPL-2.0
+#
+# Concurrent --bpf-counters sessions on different targets share one leader
+# program per event and each see only their target; sessions that exit or
+# are killed leave nothing behind; a bad --bpf-attr-map fails clearly.
+# Only bperf's own programs and maps are counted: other tools may load BPF
+# programs on this system at the same time.
+
+# err, tmpdir and check_pids belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+
+check_setup stat_bpf_sessions
+
+# the perf stat sessions still running after a failure
+check_more_cleanup() {
+	wait 2>/dev/null
+	bperf_attr_map_rm
+}
+
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+
+skip_if_unsupported() {
+	if bpf_skel_missing --bpf-counters; then
+		exit 2
+	fi
+	if ! command -v bpftool > /dev/null; then
+		echo "Skip: bpftool is needed to count BPF objects"
+		exit 2
+	fi
+}
+
+# number of loaded BPF programs named $1
+nr_progs() {
+	bpftool prog show name "$1" 2>/dev/null | grep -c '^[0-9]'
+}
+
+# bperf programs, maps and links on the system
+bperf_objects() {
+	local ids p maps links=0
+
+	ids=$(bpftool prog show 2>/dev/null |
+	      awk -F: '/ name (bperf_on_switch|bperf_on_fork|bperf_on_exit|bperf_on_exec) /{ print $1 }')
+	for p in $ids; do
+		links=$((links + $(bpftool link show 2>/dev/null | grep -cE "prog $p *\$")))
+	done
+	maps='bperf_sessions|bperf_filter|bperf_accum|bperf_info|bperf_stopped'
+	echo "progs $(echo $ids | wc -w)" \
+	     "maps $(bpftool map show 2>/dev/null | grep -cE " name ($maps) ")" \
+	     "links $links"
+}
+
+# The kernel takes a program out of its list when its last reference goes,
+# but frees it, and so lets go of its maps, after an RCU grace period: the
+# objects of a session that exited leave the list a moment after it.  Wait
+# up to 10 seconds for the bperf objects to be $1.
+wait_bperf_objects() {
+	local i
+
+	for i in $(seq 1 20); do
+		[ "$(bperf_objects)" = "$1" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# What the tests come back to: nothing of bperf's, or, when another session
+# is using bperf on this system (or the last test's objects are still held
+# after 10 s), what is there now.
+baseline_objects() {
+	initial="progs 0 maps 0 links 0"
+	if ! wait_bperf_objects "$initial"; then
+		initial=$(bperf_objects)
+		echo "bperf objects of other sessions on this system: $initial"
+	fi
+}
+
+# Four sessions at once on four targets, one leader for all.  Each counts
+# with cs_stat, so that what each counts of its own target is checked
+# exactly however loaded the machine:
+# two sleep loops watched with -p (50 sleeps of 20 ms, 20 of 50 ms), both
+# stopped until their session counts; a workload of 100 sleeps of 10 ms;
+# and CPU 0, with a workload of 50 sleeps of 20 ms on it.
+test_concurrent() {
+	local s20 s50 sessions leaders n others
+
+	# the leaders of other perf users' sessions on their own attr maps
+	others=$(nr_progs bperf_on_switch)
+	start_stopped sleeper 20 50 || return
+	s20=$target
+	start_stopped sleeper 50 20 || return
+	s50=$target
+	cs_stat -o "$tmpdir/c20" -D 1 -p "$s20" 2> "$tmpdir/c20.log" &
+	sessions=$!
+	cs_stat -o "$tmpdir/c50" -D 1 -p "$s50" 2> "$tmpdir/c50.log" &
+	sessions="$sessions $!"
+	# perf stat enables its BPF counters first, then says "Events enabled"
+	# on a failure the stopped targets go too, not left for a later wait
+	if ! wait_log_line "${sessions% *}" "$tmpdir/c20.log" "Events enabled" ||
+	   ! wait_log_line "${sessions#* }" "$tmpdir/c50.log" "Events enabled"; then
+		kill $sessions "$s20" "$s50" 2>/dev/null
+		kill -CONT "$s20" "$s50" 2>/dev/null
+		wait $sessions "$s20" "$s50" 2>/dev/null
+		check_pids=
+		return
+	fi
+	kill -CONT "$s20" "$s50"
+	cs_stat -o "$tmpdir/cwl" -- perf test -w sleeper 10 100 &
+	sessions="$sessions $!"
+	cs_stat --fifo -o "$tmpdir/ccpu" -C 0 -- taskset -c 0 perf test -w sleeper 20 50 &
+	sessions="$sessions $!"
+	# the most leader programs of ours seen while the sessions run
+	leaders=0
+	while kill -0 $sessions 2>/dev/null; do
+		n=$(($(nr_progs bperf_on_switch) - others))
+		[ "$n" -gt "$leaders" ] && leaders=$n
+		sleep 0.2
+	done
+	wait $sessions
+	wait "$s20" "$s50" 2>/dev/null
+	check_pids=
+
+	if [ "$leaders" != 1 ]; then
+		echo "concurrent: $leaders leader programs for one event, expected 1"
+		err=1
+	fi
+	# -p: the same, or one more as the target exits (stat_bpf_counters_inherit.sh)
+	concurrent_check "-p of 50 sleeps" "$tmpdir/c20" 50 +1
+	concurrent_check "-p of 20 sleeps" "$tmpdir/c50" 20 +1
+	# a workload: counted from perf stat's enable by BPF, from its exec by
+	# the perf event, a few switches a run more on a loaded machine
+	concurrent_check "workload of 100 sleeps" "$tmpdir/cwl" 100 +50%
+	# CPU 0 sees the 50 sleeps switch out and back in: 100 at least; the
+	# two windows differ by the time between the enables and between the
+	# disables
+	concurrent_check "-C 0" "$tmpdir/ccpu" 100 "~5%"
+}
+
+# concurrent_check WHAT FILE FLOOR DIFF: the perf event and BPF counted
+# FLOOR at least, and BPF as much as the perf event and DIFF more (+N,
+# +N%), or within N% of it either way (~N%, or 2)
+concurrent_check() {
+	local plain cs min max n
+
+	plain=$(stat_count "$2" context-switches)
+	cs=$(stat_count "$2" cs)
+	if ! expect_min_count "concurrent: $1: perf stat" "$3" "$plain" > /dev/null ||
+	   ! expect_min_count "concurrent: $1: --bpf-counters" "$3" "$cs" > /dev/null; then
+		echo "concurrent: $1: perf stat '$plain', --bpf-counters '$cs', both must be >= $3"
+		return
+	fi
+	case "$4" in
+	+*%)	min=$plain max=$((plain + plain * ${4:1:-1} / 100)) ;;
+	+*)	min=$plain max=$((plain + ${4:1})) ;;
+	~*%)	n=$((plain * ${4:1:-1} / 100))
+		[ $n -lt 2 ] && n=2
+		min=$((plain - n)) max=$((plain + n)) ;;
+	esac
+	if [ "$cs" -lt "$min" ] || [ "$cs" -gt "$max" ]; then
+		echo "FAIL: concurrent: $1: perf stat $plain, --bpf-counters $cs, expected $min to $max"
+		err=1
+	else
+		echo "ok: concurrent: $1: perf stat $plain, --bpf-counters $cs"
+	fi
+}
+
+# 50 sessions in a row, every fifth killed with SIGKILL while counting:
+# afterwards bperf programs, maps and links are back to where they were.
+test_kill_reclaim() {
+	local i p
+
+	if ! wait_bperf_objects "$initial"; then
+		echo "kill/reclaim: bperf objects before the sessions: $(bperf_objects), expected $initial"
+		err=1
+		return
+	fi
+	for i in $(seq 1 50); do
+		if [ $((i % 5)) = 0 ]; then
+			perf stat --bpf-counters --bpf-attr-map "$attr_map" \
+				-e context-switches -a -- sleep 10 \
+				> /dev/null 2>&1 &
+			p=$!
+			# killed once it counts: it holds the leader's four links
+			wait_bpf_links $p 4
+			# the objects are seen at all: a counting session holds them
+			case "$(bperf_objects)" in
+			"progs 0 "* | *" links 0")
+				echo "kill/reclaim: a counting session holds no bperf objects:" \
+				     "$(bperf_objects)"
+				err=1 ;;
+			esac
+			kill -9 $p
+			wait $p 2>/dev/null
+		elif ! perf stat --bpf-counters --bpf-attr-map "$attr_map" \
+				-e context-switches -a -- true \
+				> /dev/null 2>&1; then
+			echo "kill/reclaim: session $i failed"
+			err=1
+		fi
+	done
+	if ! wait_bperf_objects "$initial"; then
+		echo "kill/reclaim: bperf objects before: $initial, after: $(bperf_objects)"
+		err=1
+	fi
+}
+
+# Eight sessions started at the same moment all succeed and count.
+test_simultaneous() {
+	local i cs
+
+	local pids=()
+
+	for i in $(seq 1 8); do
+		perf stat -x, -o "$tmpdir/s$i" --bpf-counters --bpf-attr-map "$attr_map" \
+			-e context-switches,page-faults -- \
+			perf test -w sleeper 10 20 > /dev/null 2>&1 &
+		pids[i]=$!
+	done
+	for i in $(seq 1 8); do
+		if ! wait "${pids[i]}"; then
+			echo "simultaneous: session $i failed"
+			err=1
+		fi
+	done
+	for i in $(seq 1 8); do
+		cs=$(stat_count "$tmpdir/s$i" context-switches)
+		if [ -z "$cs" ] || [ "$cs" -lt 20 ]; then
+			echo "simultaneous: session $i: $cs context-switches, expected at least 20"
+			err=1
+		fi
+	done
+}
+
+# perf stat -r loads the counters for each run: each run counts its own
+# workload from zero, as plain perf stat -r does.  Counts carried over
+# from run to run would make the average about three times a run's.  Each
+# run counts context switches both ways in one session ('cs' through BPF,
+# as stat.bpf-counter-events asks), so both averages are over the same
+# windows: two separate sessions differ by how often a loaded machine
+# preempts the sleep loop (29 against 91 at a load average of 200).
+test_repeat() {
+	local cs plain
+
+	cs_stat -o "$tmpdir/repeat" -r 5 -- perf test -w sleeper 10 20
+	cs=$(stat_count "$tmpdir/repeat" cs)
+	cs=${cs%.*}
+	plain=$(stat_count "$tmpdir/repeat" context-switches)
+	plain=${plain%.*}
+	# The 20 sleeps of a run at least.  --bpf-counters counts the forked
+	# workload from when perf stat enables its counters, the perf event
+	# from the workload's exec (enable_on_exec): a loaded machine preempts
+	# it in between a few times a run (110 against 106), so the BPF count
+	# may be larger, by less than half of a run's.
+	if [ -z "$cs" ] || [ -z "$plain" ] || [ "$plain" -lt 20 ] ||
+	   [ "$cs" -lt "$plain" ] || [ $((cs * 2)) -ge $((plain * 3)) ]; then
+		echo "repeat: average of $cs context-switches per run with --bpf-counters," \
+		     "$plain with perf stat -r 5 (>= 20), expected from 1 to 1.5 times that"
+		err=1
+	fi
+}
+
+# A file that is not a BPF map, or a map of another shape, at the attr map
+# path: one clear line, non-zero exit.
+test_bad_attr_map() {
+	local out
+
+	echo garbage > "$tmpdir/attr_map"
+	out=$(perf stat --bpf-counters --bpf-attr-map "$tmpdir/attr_map" \
+		-e context-switches -- true 2>&1)
+	if [ $? = 0 ] || ! echo "$out" | grep -q "is not a BPF map"; then
+		echo "bad attr map: regular file accepted or unclear error: $out"
+		err=1
+	fi
+
+	mkdir -p /sys/fs/bpf
+	mountpoint -q /sys/fs/bpf || mount -t bpf none /sys/fs/bpf
+	local pin=/sys/fs/bpf/perf_test_stat_bad_attr_map_$$
+	if bpftool map create $pin type hash key 4 value 4 entries 1 name perf_test_bad; then
+		out=$(perf stat --bpf-counters --bpf-attr-map $pin \
+			-e context-switches -- true 2>&1)
+		if [ $? = 0 ] || ! echo "$out" | grep -q "wrong shape"; then
+			echo "bad attr map: wrong map shape accepted or unclear error: $out"
+			err=1
+		fi
+		if [ "$(bpftool map dump pinned $pin | grep -c key)" != 0 ]; then
+			echo "bad attr map: the wrong map was modified"
+			err=1
+		fi
+		rm -f $pin
+	else
+		echo "bad attr map: bpftool cannot create a map to test with"
+		err=1
+	fi
+}
+
+# Without privileges: one clear line, non-zero exit.
+test_not_root() {
+	local out
+
+	if ! command -v setpriv > /dev/null; then
+		echo "not root: setpriv (util-linux) missing"
+		err=1
+		return
+	fi
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$(command -v perf)" stat --bpf-counters -e context-switches -- true 2>&1)
+	if [ $? = 0 ] || ! echo "$out" | grep -q "CAP_BPF"; then
+		echo "not root: no clear error: $out"
+		err=1
+	fi
+}
+
+# cs_stat [--fifo] ARGS...: perf stat -x, counting context switches twice
+# over one window, with a perf event and under the alias 'cs' through BPF
+# (stat.bpf-counter-events).  --fifo runs it SCHED_FIFO, so that its BPF
+# counters and its perf event are enabled and disabled with no other task
+# running in between.
+cs_stat() {
+	local fifo=()
+
+	if [ "$1" = --fifo ]; then
+		fifo=(chrt --reset-on-fork -f 1)
+		shift
+	fi
+	PERF_CONFIG="$tmpdir/cs_config" "${fifo[@]}" \
+		perf stat -x, --bpf-attr-map "$attr_map" -e context-switches,cs "$@"
+}
+
+skip_if_unsupported
+bperf_attr_map stat_bpf_sessions
+printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
+baseline_objects
+test_concurrent
+test_kill_reclaim
+test_simultaneous
+test_repeat
+test_bad_attr_map
+test_not_root
+
+[ $err = 0 ] && echo "perf stat --bpf-counters sessions test [Success]"
+exit $err
