@@ -132,10 +132,12 @@ timed_cpu_split='date +%s.%N > "$2"; perf test -w cpu_split "$1" 1 cpu; date +%s
 
 # The profile $2 has the wall-clock time and duration of the workload it
 # recorded, which ran from the time in file $3 to the one in file $4:
-# duration within 10% (the workload's exec and exit are in, perf's own
-# start and end not), start within $5 seconds. Its start is perf record's
-# clock reference (-k, --bpf-aggr) or else, less precise, perf.data's
-# mtime, when perf record had finished, less the duration.
+# start within $5 seconds, duration within 10% (the workload's exec and
+# exit are in, perf's own start and end not) plus the time the profile
+# starts before the workload. Its start is perf record's clock reference
+# (-k, --bpf-aggr), taken before perf opens its events and loads its BPF
+# programs, or else, less precise, perf.data's mtime, when perf record
+# had finished, less the duration.
 check_time() {
 	local what=$1 start duration w_start w_end
 
@@ -143,8 +145,9 @@ check_time() {
 	w_start=$(cat "$3")
 	w_end=$(cat "$4")
 	if ! awk -v s="${start}" -v d="${duration}" -v ws="${w_start}" -v we="${w_end}" \
-		 -v slack="$5" 'BEGIN { w = we - ws; exit !(s > ws - slack && s < ws + slack &&
-							 d <= 1.1 * w && d >= 0.9 * w) }'; then
+		 -v slack="$5" 'BEGIN { w = we - ws; early = s < ws ? ws - s : 0
+					exit !(s > ws - slack && s < ws + slack &&
+					       d <= 1.1 * w + early && d >= 0.9 * w) }'; then
 		echo "FAIL: ${what}: the profile starts at ${start} and lasts ${duration} s," \
 		     "the workload ran from ${w_start} to ${w_end}"
 		err=1
