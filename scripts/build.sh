@@ -75,7 +75,7 @@ opts=$("$PERF" version --build-options)
 # here-strings, not echo | grep -q: grep -q exits at the first match, and
 # with pipefail the SIGPIPE echo may get then fails the check
 for key in $BUILD_OPTIONS; do
-	# the unpatched base has no line for what the series adds (libprotobuf-c)
+	# the unpatched base has no line for a build option the series adds
 	if [ "${SERIES:-all}" = none ] && ! grep -Eq "^ *$key:" <<< "$opts"; then
 		continue
 	fi

@@ -49,7 +49,9 @@ pprof()
 	# shellcheck disable=SC2064
 	trap "rm -rf '$tmp'" EXIT
 	cd "$tmp"
-	run perf record --bpf-aggr -g -e cpu-clock -F 999 -- perf test -w cpu_split 3 2 2>&1
+	# -o: with its stdout a pipe (demo.sh pprof | tee), perf record writes there
+	run perf record -o perf.data --bpf-aggr -g -e cpu-clock -F 999 -- \
+		perf test -w cpu_split 3 2 2>&1
 	run perf report --stdio --no-children --sort sym -g none 2>/dev/null |
 		grep -E '^# (Samples|Event count)|split_' || true
 	run perf data convert --to-pprof cpu_split.pb.gz 2>&1

@@ -6,7 +6,8 @@
  * the overflow handler of every fd of the sampling event. It adds the sample
  * period to a hash map keyed by (pid, tid, kernel stack, user stack[, cpu])
  * and drops the sample. At the end of the session one PERF_RECORD_SAMPLE per
- * key is synthesized here, with the summed period and the time of the last
+ * key is synthesized here, with the summed period, the number of samples
+ * counted as its weight (PERF_SAMPLE_WEIGHT) and the time of the last
  * sample of the key, so perf report and perf script need no change.
  *
  * The BPF side timestamps with bpf_ktime_get_ns(), so the session uses
@@ -61,7 +62,7 @@
 				  PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
 				  PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |	\
 				  PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |	\
-				  PERF_SAMPLE_CALLCHAIN)
+				  PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT)
 
 struct record_aggr_entry {
 	struct record_aggr_key key;
@@ -91,7 +92,6 @@ static const struct {
 	{ PERF_SAMPLE_DATA_PAGE_SIZE,	"--data-page-size" },
 	{ PERF_SAMPLE_CODE_PAGE_SIZE,	"--code-page-size" },
 	{ PERF_SAMPLE_DATA_SRC,		"-d/--data" },
-	{ PERF_SAMPLE_WEIGHT,		"-W/--weight" },
 	{ PERF_SAMPLE_WEIGHT_STRUCT,	"-W/--weight" },
 	{ PERF_SAMPLE_BRANCH_STACK,	"-b/-j branch stacks" },
 	{ PERF_SAMPLE_REGS_USER,	"--call-graph dwarf or --user-regs" },
@@ -217,6 +217,11 @@ static int record_aggr__check_opts(struct record_opts *opts)
 		pr_err("--bpf-aggr cannot be used with -T/--timestamp: aggregated samples keep only the time of the last sample of each stack\n");
 		return -EINVAL;
 	}
+	/* the weight of a written sample is its number of samples */
+	if (opts->sample_weight) {
+		pr_err("--bpf-aggr cannot be used with -W/--weight: the weight of an aggregated sample is its number of samples\n");
+		return -EINVAL;
+	}
 	if (opts->branch_stack) {
 		pr_err("--bpf-aggr cannot be used with -b/-j: branch stacks are not aggregated\n");
 		return -EINVAL;
@@ -249,14 +254,18 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 			opts->clockid_res_ns = res.tv_sec * NSEC_PER_SEC + res.tv_nsec;
 	}
 
-	if (!record_aggr__sampling_evsel(evlist))
+	evsel = record_aggr__sampling_evsel(evlist);
+	if (!evsel)
 		return -EINVAL;
 	/*
 	 * A written sample stands for many: it carries their summed period,
-	 * also when a fixed period (-c) would leave PERIOD out of the samples.
+	 * also when a fixed period (-c) would leave PERIOD out of the samples,
+	 * and their number as its weight. The samples the BPF program does not
+	 * count reach the ring buffer with a weight of 0: one sample each.
 	 */
 	opts->period = true;
 	opts->period_set = true;
+	evsel__set_sample_bit(evsel, WEIGHT);
 
 	/*
 	 * The kernel refuses BPF stack walks on precise events (-EPROTO), and
@@ -544,6 +553,7 @@ static size_t record_aggr__synthesize(const struct record_aggr_entry *entry, int
 		.tid	   = entry->key.tid,
 		.cpu	   = entry->key.cpu,
 		.period	   = entry->val.period,
+		.weight	   = entry->val.nr_samples,
 		.time	   = entry->val.last_time_ns,
 	};
 	size_t size;

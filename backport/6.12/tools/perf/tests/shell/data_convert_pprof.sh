@@ -3,30 +3,45 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cpu_split spends 3/4 of its CPU time in split_heavy() and 1/4 in
-# split_light(). Record it, convert the perf.data to pprof and check that
-# 'go tool pprof', the reference reader of the format, shows the shares
-# perf report shows and exactly the same total period and number of
-# samples, also when perf.data comes through a pipe. As root with BPF
-# skeletons, do the same for the offcpu-time samples of perf record
-# --off-cpu. Errors must be clear: no input, an empty input, an output
-# that exists.
+# split_light(); 'cpu_split 2 1 cpu' runs until it has had 2 s of CPU
+# time, about 2000 samples at 999 Hz. Record it, convert the perf.data to
+# pprof and check what 'go tool pprof', the reference reader of the
+# format, shows for both value types (samples and cpu): the number of
+# samples and the total period perf has, the shares perf report shows,
+# callee first also when perfconfig says call-graph.order=caller, the
+# duration and start time of the recording, and one mapping per binary.
+# The same for perf record --bpf-aggr, whose records each stand for many
+# samples, for a pipe, and as root with BPF skeletons for the offcpu-time
+# samples of perf record --off-cpu. Errors must be clear: no input, an
+# empty input, an output that exists. perf writes pprof with its own
+# encoder: it links no protobuf library.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
-
-set -e
 
 # shellcheck source=lib/perf_check.sh
 . "$(dirname "$0")"/lib/perf_check.sh
 check_setup pprof
 
-if ! perf version --build-options | grep -q 'libprotobuf-c: \[ on'; then
-	echo "Skip: perf was built without libprotobuf-c, no --to-pprof"
+if ! perf version --build-options | grep -q 'zlib: \[ on'; then
+	echo "Skip: perf was built without zlib, no --to-pprof"
 	exit 2
 fi
 if ! go tool pprof -h > /dev/null 2>&1; then
 	echo "FAIL: 'go tool pprof' (golang-go) is needed to read the profiles"
 	exit 1
+fi
+
+# Floors from the workload: 2 s of CPU time at 999 Hz, less what the kernel
+# and a late timer tick take
+min_samples=1500
+
+perf_bin=$(command -v perf)
+if ldd "${perf_bin}" | grep -i protobuf; then
+	echo "FAIL: ${perf_bin} links a protobuf library"
+	err=1
+else
+	echo "ok: ${perf_bin} links no protobuf library"
 fi
 
 # go keeps its caches under HOME; perf's build-id cache must stay where it is
@@ -49,10 +64,59 @@ pprof_share() {
 		awk -v sym="$3" '$NF == sym { sub("%", "", $2); print $2; exit }'
 }
 
-# percentage of the period of the samples with symbol $2 as the leaf
-report_share() {
-	perf report -i "$1" --stdio --no-children -g none --sort sym 2>/dev/null |
-		awk -v sym="$2" '$NF == sym { sub("%", "", $1); print $1; exit }'
+# "START DURATION" of pprof profile $1: its time_nanos as seconds since the
+# epoch, its duration_nanos in seconds
+pprof_time() {
+	local start duration
+
+	start=$(pprof -raw "$1" | sed -n 's/^Time: \([0-9-]* [0-9:.]*\) .*/\1/p')
+	duration=$(pprof -raw "$1" | sed -n 's/^Duration: //p')
+	if [ -n "${start}" ]; then
+		start=$(date -u -d "${start} UTC" +%s.%N)
+	fi
+	echo "${start:-none} ${duration:-none}"
+}
+
+# The file name of each mapping of pprof profile $1, as the file has them:
+# go tool pprof merges mappings of the same file and size when it reads a
+# profile, other readers do not. Decodes the protobuf wire format: the
+# mappings are field 3 of the Profile, their file name field 5, an index
+# into the string table, field 6.
+raw_mapping_files() {
+	python3 - "$1" <<'PYEOF'
+import gzip
+import sys
+
+def varint(buf, i):
+    val = shift = 0
+    while True:
+        byte = buf[i]
+        i += 1
+        val |= (byte & 0x7f) << shift
+        shift += 7
+        if byte < 0x80:
+            return val, i
+
+def fields(buf):
+    i = 0
+    while i < len(buf):
+        key, i = varint(buf, i)
+        if key & 7 == 0:
+            val, i = varint(buf, i)
+        elif key & 7 == 2:
+            size, i = varint(buf, i)
+            val = buf[i:i + size]
+            i += size
+        else:
+            sys.exit("unexpected wire type %d" % (key & 7))
+        yield key >> 3, val
+
+profile = gzip.open(sys.argv[1]).read()
+strings = [val.decode() for field, val in fields(profile) if field == 6]
+for field, val in fields(profile):
+    if field == 3:
+        print(strings[dict(fields(val)).get(5, 0)])
+PYEOF
 }
 
 # number and period sum of the samples of event $2
@@ -61,9 +125,45 @@ script_total() {
 		awk -v ev="$2:" '$2 == ev { n++; sum += $1 } END { printf "%d %.0f\n", n, sum }'
 }
 
+# the workload between two wall-clock times, for the time of the profile:
+# perf record -- sh -c "${timed_cpu_split}" sh SEC START-FILE END-FILE
+# shellcheck disable=SC2016
+timed_cpu_split='date +%s.%N > "$2"; perf test -w cpu_split "$1" 1 cpu; date +%s.%N > "$3"'
+
+# The profile $2 has the wall-clock time and duration of the workload it
+# recorded, which ran from the time in file $3 to the one in file $4:
+# start within $5 seconds, duration within 10% (the workload's exec and
+# exit are in, perf's own start and end not) plus the time the profile
+# starts before the workload. Its start is perf record's clock reference
+# (-k, --bpf-aggr), taken before perf opens its events and loads its BPF
+# programs, or else, less precise, perf.data's mtime, when perf record
+# had finished, less the duration.
+check_time() {
+	local what=$1 start duration w_start w_end
+
+	read -r start duration <<< "$(pprof_time "$2")"
+	w_start=$(cat "$3")
+	w_end=$(cat "$4")
+	if ! awk -v s="${start}" -v d="${duration}" -v ws="${w_start}" -v we="${w_end}" \
+		 -v slack="$5" 'BEGIN { w = we - ws; early = s < ws ? ws - s : 0
+					exit !(s > ws - slack && s < ws + slack &&
+					       d <= 1.1 * w + early && d >= 0.9 * w) }'; then
+		echo "FAIL: ${what}: the profile starts at ${start} and lasts ${duration} s," \
+		     "the workload ran from ${w_start} to ${w_end}"
+		err=1
+	else
+		awk -v what="${what}" -v s="${start}" -v d="${duration}" -v ws="${w_start}" \
+		    -v we="${w_end}" 'BEGIN {
+			printf "ok: %s: the profile starts %.3f s after the workload\n",
+			       what, s - ws
+			printf "ok: %s: it lasts %s s, the workload %.2f s\n", what, d, we - ws }'
+	fi
+}
+
 data=${tmpdir}/cpu_split.data
 profile=${tmpdir}/cpu_split.pb.gz
-if ! perf record -e cpu-clock -F 999 -g -o "${data}" -- perf test -w cpu_split 2 1 \
+if ! perf record -e cpu-clock -F 999 -g -o "${data}" -- \
+		sh -c "${timed_cpu_split}" sh 2 "${tmpdir}/start" "${tmpdir}/end" \
 		> "${tmpdir}/record.err" 2>&1; then
 	echo "perf record failed:"
 	cat "${tmpdir}/record.err"
@@ -82,37 +182,56 @@ fi
 report_total=$(perf report -i "${data}" --stdio 2>/dev/null |
 	awk '/^# Event count/ { print $NF; exit }')
 read -r script_nr script_period <<< "$(script_total "${data}" cpu-clock)"
-pprof_period=$(pprof_total "${profile}" cpu)
-pprof_nr=$(pprof_total "${profile}" samples)
-echo "total period: perf report ${report_total}, perf script ${script_period}," \
-	"pprof ${pprof_period}"
-echo "samples: perf script ${script_nr}, pprof ${pprof_nr}"
-if [ "${script_nr}" -lt 100 ] || [ "${pprof_period}" != "${report_total}" ] ||
-   [ "${pprof_period}" != "${script_period}" ] || [ "${pprof_nr}" != "${script_nr}" ]; then
-	echo "FAIL: pprof's total period or sample count is not perf's, or too few samples"
-	pprof -top -sample_index=cpu "${profile}" | head -20
+expect_min_count "samples of cpu_split" ${min_samples} "${script_nr}"
+expect_count "pprof samples (-sample_index=samples)" "${script_nr}" \
+	"$(pprof_total "${profile}" samples)"
+expect_count "pprof cpu time (-sample_index=cpu) = perf script's sum of periods" \
+	"${script_period}" "$(pprof_total "${profile}" cpu)"
+expect_count "pprof cpu time = perf report's event count" "${report_total}" \
+	"$(pprof_total "${profile}" cpu)"
+if ! pprof -raw "${profile}" | grep -q '^samples/count cpu/nanoseconds\[dflt\]$'; then
+	echo "FAIL: cpu is not the default value type of the profile"
 	err=1
 fi
+check_time "plain recording" "${profile}" "${tmpdir}/start" "${tmpdir}/end" 2
 
-# perf report and pprof agree on the shares within 2 points; split_heavy
-# has about three times the share of split_light
+# perf report and pprof agree on the shares within 2 points, for both
+# value types
 shares=""
-for sym in split_heavy split_light; do
-	perf_share=$(report_share "${data}" ${sym})
-	pprof_share=$(pprof_share "${profile}" cpu ${sym})
-	echo "${sym}: perf report ${perf_share:=0}%, pprof ${pprof_share:=0}%"
-	if ! awk -v a="${perf_share}" -v b="${pprof_share}" \
-		'BEGIN { d = a - b; exit !(a > 0 && d < 2 && d > -2) }'; then
-		echo "FAIL: the shares of ${sym} differ by 2 points or more, or are 0"
+read -r perf_heavy perf_light < <(symbol_shares "${data}" split_heavy split_light | xargs)
+for index in cpu samples; do
+	heavy=$(pprof_share "${profile}" ${index} split_heavy)
+	light=$(pprof_share "${profile}" ${index} split_light)
+	echo "-sample_index=${index}: split_heavy ${heavy}%, split_light ${light}%;" \
+	     "perf report ${perf_heavy}%, ${perf_light}%"
+	if ! awk -v a="${perf_heavy}" -v b="${heavy}" -v c="${perf_light}" -v d="${light}" \
+		'BEGIN { exit !(b > 0 && d > 0 && a - b < 2 && b - a < 2 &&
+				c - d < 2 && d - c < 2) }'; then
+		echo "FAIL: the shares of -sample_index=${index} differ by 2 points or more" \
+		     "from perf report's, or are 0"
 		err=1
 	fi
-	shares="${shares} ${pprof_share}"
+	expect_split "pprof -sample_index=${index}" "${heavy}" "${light}"
 done
-read -r heavy light <<< "${shares}"
-if ! awk -v h="${heavy}" -v l="${light}" 'BEGIN { exit !(h > 2 * l) }'; then
-	echo "FAIL: pprof does not show split_heavy with about 3 times split_light's share"
+plain_part=$(split_part "$(pprof_share "${profile}" cpu split_heavy)" \
+			"$(pprof_share "${profile}" cpu split_light)")
+
+# pprof wants the leaf first: a perfconfig with call-graph.order=caller,
+# which perf report follows, changes nothing
+printf '[call-graph]\n\torder = caller\n' > "${tmpdir}/perfconfig"
+expect_count "perf config call-graph.order of the test's PERF_CONFIG" call-graph.order=caller \
+	"$(PERF_CONFIG="${tmpdir}/perfconfig" perf config call-graph.order)"
+if ! PERF_CONFIG="${tmpdir}/perfconfig" perf data convert -i "${data}" \
+		--to-pprof "${tmpdir}/caller.pb.gz" > "${tmpdir}/convert.err" 2>&1; then
+	echo "FAIL: perf data convert --to-pprof failed with call-graph.order=caller:"
+	cat "${tmpdir}/convert.err"
 	err=1
 fi
+heavy=$(pprof_share "${profile}" cpu split_heavy)
+expect_min "split_heavy's own share (flat%) with call-graph.order=caller" 50 \
+	"$(pprof_share "${tmpdir}/caller.pb.gz" cpu split_heavy)" &&
+	expect_count "split_heavy's flat% with call-graph.order=caller" "${heavy}" \
+	"$(pprof_share "${tmpdir}/caller.pb.gz" cpu split_heavy)"
 
 # every sample has its thread's labels
 pprof -tags "${profile}" > "${tmpdir}/tags"
@@ -123,10 +242,12 @@ if ! grep -q "^ *comm: " "${tmpdir}/tags" || ! grep -q "): perf$" "${tmpdir}/tag
 	err=1
 fi
 
-# from a pipe: perf record -o - | perf data convert -i -
+# From a pipe: perf record -o - | perf data convert -i -. Two processes of
+# the same binaries: one mapping per binary, not per process.
 pipe_data=${tmpdir}/pipe.data
-if ! perf record -e cpu-clock -F 999 -g -o - -- perf test -w cpu_split 1 1 2> /dev/null |
-		tee "${pipe_data}" |
+if ! perf record -e cpu-clock -F 999 -g -o - -- \
+		sh -c 'perf test -w cpu_split 1 1 cpu & perf test -w cpu_split 1 1 cpu; wait' \
+		2> /dev/null | tee "${pipe_data}" |
 		perf data convert -i - --to-pprof "${tmpdir}/pipe.pb.gz" \
 		> "${tmpdir}/convert.err" 2>&1; then
 	echo "FAIL: perf data convert -i - --to-pprof failed:"
@@ -134,13 +255,68 @@ if ! perf record -e cpu-clock -F 999 -g -o - -- perf test -w cpu_split 1 1 2> /d
 	err=1
 else
 	read -r script_nr script_period <<< "$(script_total "${pipe_data}" cpu-clock)"
-	pprof_period=$(pprof_total "${tmpdir}/pipe.pb.gz" cpu)
-	echo "pipe: perf script ${script_nr} samples ${script_period} ns, pprof ${pprof_period} ns"
-	if [ "${script_nr}" -lt 100 ] || [ "${pprof_period}" != "${script_period}" ]; then
-		echo "FAIL: the profile of a pipe has not the period of its samples, or too few"
+	expect_min_count "samples of two cpu_split from a pipe" ${min_samples} "${script_nr}"
+	expect_count "pprof samples of a pipe" "${script_nr}" \
+		"$(pprof_total "${tmpdir}/pipe.pb.gz" samples)"
+	expect_count "pprof cpu time of a pipe" "${script_period}" \
+		"$(pprof_total "${tmpdir}/pipe.pb.gz" cpu)"
+	pprof -tags "${tmpdir}/pipe.pb.gz" > "${tmpdir}/tags"
+	expect_min_count "pids of the pipe's profile" 2 \
+		"$(sed -n '/^ *pid: /,/^ *[a-z]*: /p' "${tmpdir}/tags" | grep -c '): [0-9]*$')"
+	raw_mapping_files "${tmpdir}/pipe.pb.gz" > "${tmpdir}/mappings"
+	expect_count "mappings of ${perf_bin}" 1 \
+		"$(grep -c -x "$(readlink -f "${perf_bin}")" "${tmpdir}/mappings")"
+	expect_count "mappings of the same file" 0 \
+		"$(sort "${tmpdir}/mappings" | uniq -d | wc -l)"
+fi
+
+# perf record --bpf-aggr writes one record per stack: its samples are the
+# ones counted in BPF, the shares the same as without --bpf-aggr
+bpf_aggr_test() {
+	local aggr_data=${tmpdir}/aggr.data aggr=${tmpdir}/aggr.pb.gz
+	local counted records period heavy light index
+
+	if ! perf record --bpf-aggr -e cpu-clock -F 999 -g -o "${aggr_data}" -- \
+			sh -c "${timed_cpu_split}" sh 2 "${tmpdir}/start" "${tmpdir}/end" \
+			> "${tmpdir}/aggr.err" 2>&1; then
+		echo "perf record --bpf-aggr failed:"
+		cat "${tmpdir}/aggr.err"
+		err=1
+		return
+	fi
+	counted=$(sed -n 's/.*--bpf-aggr counted \([0-9]*\) samples.*/\1/p' "${tmpdir}/aggr.err")
+	if ! perf data convert -i "${aggr_data}" --to-pprof "${aggr}" \
+			> "${tmpdir}/convert.err" 2>&1; then
+		echo "FAIL: perf data convert --to-pprof failed on a --bpf-aggr recording:"
+		cat "${tmpdir}/convert.err"
+		err=1
+		return
+	fi
+	read -r records period <<< "$(script_total "${aggr_data}" cpu-clock)"
+	echo "--bpf-aggr: ${counted} samples counted in BPF, ${records} records"
+	expect_min_count "samples counted by --bpf-aggr" ${min_samples} "${counted}"
+	if [ "${records}" -ge "${counted}" ]; then
+		echo "FAIL: --bpf-aggr wrote ${records} records for ${counted} samples"
 		err=1
 	fi
-fi
+	expect_count "pprof samples of --bpf-aggr (-sample_index=samples)" "${counted}" \
+		"$(pprof_total "${aggr}" samples)"
+	expect_count "pprof cpu time of --bpf-aggr" "${period}" "$(pprof_total "${aggr}" cpu)"
+	check_time "--bpf-aggr recording" "${aggr}" "${tmpdir}/start" "${tmpdir}/end" 0.5
+	for index in cpu samples; do
+		heavy=$(pprof_share "${aggr}" ${index} split_heavy)
+		light=$(pprof_share "${aggr}" ${index} split_light)
+		expect_split "--bpf-aggr -sample_index=${index}" "${heavy}" "${light}"
+		# two processes, each profile within 4 points of its mean
+		if ! awk -v a="$(split_part "${heavy}" "${light}")" -v b="${plain_part}" \
+		     'BEGIN { exit !(a != "" && b != "" && a - b < 8 && b - a < 8) }'; then
+			echo "FAIL: --bpf-aggr -sample_index=${index}: split_heavy is" \
+			     "$(split_part "${heavy}" "${light}")% of the two, ${plain_part}%" \
+			     "without --bpf-aggr"
+			err=1
+		fi
+	done
+}
 
 # perf record --off-cpu: offcpu-time samples have off-CPU time as period
 offcpu_test() {
@@ -182,9 +358,10 @@ offcpu_test() {
 
 # shellcheck source=lib/bpf_skel.sh
 . "$(dirname "$0")"/lib/bpf_skel.sh
-if bpf_skel_missing --off-cpu > "${tmpdir}/offcpu.skip"; then
-	echo "not testing --off-cpu recordings: $(cat "${tmpdir}/offcpu.skip")"
+if bpf_skel_missing --bpf-aggr > "${tmpdir}/bpf.skip"; then
+	echo "not testing --bpf-aggr and --off-cpu recordings: $(cat "${tmpdir}/bpf.skip")"
 else
+	bpf_aggr_test
 	offcpu_test
 fi
 
@@ -216,4 +393,4 @@ if ! perf data convert -i "${data}" --to-pprof "${profile}" --force > /dev/null 
 	echo "FAIL: --force does not overwrite an existing output"
 	err=1
 fi
-exit ${err}
+check_exit
