@@ -329,20 +329,106 @@ test_attr_map_reclaim() {
 	rm -f "$map"
 }
 
-test_not_root() {
-	local out
+# ns_session NS-ARGS OUT ARGS...: perf stat -x, -o OUT counting context
+# switches with a perf_event and through BPF (cs), in the background under
+# unshare NS-ARGS; returns once it counts (its perf holds the leader's links)
+ns_session() {
+	local nsargs=$1 out=$2 child
 
+	shift 2
+	# shellcheck disable=SC2086
+	PERF_CONFIG="$tmpdir/cs_config" unshare $nsargs --fork \
+		perf stat -x, -o "$out" --bpf-attr-map "$attr_map" -e context-switches,cs "$@" &
+	ns=$!
+	child=
+	while [ -z "$child" ] && [ -e "/proc/$ns" ]; do
+		child=$(pgrep -P "$ns")
+		sleep 0.01
+	done
+	wait_bpf_links "$child" 4
+}
+
+# check_ns_count WHAT FILE FLOOR: both counts of FILE at least FLOOR, the
+# BPF one equal to the perf_event one or up to 2 above (test_sleep_loop)
+check_ns_count() {
+	local plain bpf
+
+	plain=$(stat_count "$2" context-switches)
+	bpf=$(stat_count "$2" cs)
+	if ! expect_min_count "$1" "$3" "$plain" > /dev/null || [ -z "$bpf" ] ||
+	   [ "$bpf" -lt "$plain" ] || [ "$bpf" -gt $((plain + 2)) ]; then
+		echo "$1: perf stat '$plain', --bpf-counters '$bpf' context switches (>= $3)"
+		err=1
+	fi
+}
+
+# Sessions in other namespaces share the attr map with one outside.  A
+# session taking a slot frees those of dead sessions: it must not take a
+# live one in a time namespace (whose /proc start times are shifted) for
+# dead, which made the two sessions share a slot (46 switches for the outer
+# loop's 24, nothing for the inner one).  From inside a PID namespace, perf
+# knows no pid the leader sees: task targets are refused in one line, CPU
+# targets count.
+test_namespaces() {
+	local want ns out plain bpf
+
+	want="--bpf-counters cannot count tasks from inside a PID namespace, only CPUs (-a, -C)"
+	ns_session "--time --boottime 100000" "$tmpdir/ns_inner" \
+		-- perf test -w sleeper 10 100 || return
+	PERF_CONFIG="$tmpdir/cs_config" perf stat -x, -o "$tmpdir/ns_outer" \
+		--bpf-attr-map "$attr_map" -e context-switches,cs -- perf test -w sleeper 10 20
+	wait "$ns"
+	check_ns_count "time namespace: inner session" "$tmpdir/ns_inner" 100
+	check_ns_count "time namespace: outer session" "$tmpdir/ns_outer" 20
+
+	out=$(unshare --pid --fork --mount-proc perf stat --bpf-counters \
+		--bpf-attr-map "$attr_map" -e context-switches -- true 2>&1)
+	if [ $? = 0 ] || [ "$(echo "$out" | head -1)" != "$want" ]; then
+		echo "pid namespace: a workload not refused in one line: $out"
+		err=1
+	fi
+	ns_session "--pid --mount-proc" "$tmpdir/ns_inner" -a -- sleep 1 || return
+	PERF_CONFIG="$tmpdir/cs_config" perf stat -x, -o "$tmpdir/ns_outer" \
+		--bpf-attr-map "$attr_map" -e context-switches,cs -- perf test -w sleeper 10 20
+	wait "$ns"
+	check_ns_count "pid namespace: outer session" "$tmpdir/ns_outer" 20
+	# the outer loop's 20 sleeps switch at least 40 times on the system; the
+	# two ways of counting are enabled a moment apart: 10% or 5 apart at most
+	plain=$(stat_count "$tmpdir/ns_inner" context-switches)
+	bpf=$(stat_count "$tmpdir/ns_inner" cs)
+	if ! expect_min_count "pid namespace: inner -a session" 40 "$plain" > /dev/null ||
+	   ! awk -v a="$plain" -v b="$bpf" 'BEGIN {
+		if (b !~ /^[0-9]+$/) exit 1
+		d = a - b; if (d < 0) d = -d
+		exit !(d <= 5 || d <= a * 0.1) }'; then
+		echo "pid namespace: inner -a session: perf stat '$plain', --bpf-counters '$bpf'"
+		err=1
+	fi
+}
+
+# Sessions share counters by BPF object id, which needs CAP_SYS_ADMIN:
+# without it, with or without CAP_BPF and CAP_PERFMON, perf stat says so
+# in one line, before libbpf says anything.
+test_not_root() {
+	local out rc caps want
+
+	want="--bpf-counters: needs CAP_SYS_ADMIN: sessions find the shared counters by BPF object id"
 	if ! command -v setpriv > /dev/null; then
 		echo "not root: setpriv (util-linux) missing"
 		err=1
 		return
 	fi
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$(command -v perf)" stat --bpf-counters -e context-switches -- true 2>&1)
-	if [ $? = 0 ] || ! echo "$out" | grep -q "CAP_BPF"; then
-		echo "not root: no clear error: $out"
-		err=1
-	fi
+	for caps in "" "+bpf,+perfmon"; do
+		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+			${caps:+--inh-caps=$caps --ambient-caps=$caps} \
+			"$(command -v perf)" stat --bpf-counters --bpf-attr-map "$attr_map" \
+			-e context-switches -- true 2>&1)
+		rc=$?
+		if [ $rc = 0 ] || [ "$(echo "$out" | head -1)" != "$want" ]; then
+			echo "not root (caps '$caps'): exit $rc, expected the line '$want': $out"
+			err=1
+		fi
+	done
 }
 
 # cs_stat [--fifo] ARGS...: perf stat -x, counting context switches twice
@@ -371,6 +457,7 @@ test_simultaneous
 test_repeat
 test_bad_attr_map
 test_attr_map_reclaim
+test_namespaces
 test_not_root
 
 [ $err = 0 ] && echo "perf stat --bpf-counters sessions test [Success]"
