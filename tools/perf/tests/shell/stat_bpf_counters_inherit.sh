@@ -21,7 +21,7 @@ events=context-switches,page-faults,cpu-migrations
 . "$(dirname "$0")"/lib/bpf_skel.sh
 
 skip_if_unsupported() {
-	if bpf_skel_missing --bpf-counters; then
+	if bperf_missing; then
 		exit 2
 	fi
 	if [ ! -d /sys/fs/bpf ]; then

@@ -31,3 +31,17 @@ bperf_attr_map() {
 bperf_attr_map_rm() {
 	[ -n "${attr_map}" ] && rm -f "${attr_map}"
 }
+
+# bperf_missing: bpf_skel_missing --bpf-counters, and a PID namespace other
+# than the initial one (inode PROC_PID_INIT_INO, 4026531836), where
+# --bpf-counters counts CPUs only and refuses the tasks these tests count.
+bperf_missing() {
+	if bpf_skel_missing --bpf-counters; then
+		return 0
+	fi
+	if [ "$(stat -L -c %i /proc/self/ns/pid 2>/dev/null)" != 4026531836 ]; then
+		echo "Skip: --bpf-counters counts tasks from the initial PID namespace only"
+		return 0
+	fi
+	return 1
+}
