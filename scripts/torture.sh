@@ -341,7 +341,7 @@ unpriv()
 	fi
 }
 unpriv trace "--bpf-summary: .*(root|CAP_BPF)" trace -s --bpf-summary -- true
-unpriv stat "--bpf-counters: .*(root|CAP_BPF)" stat --bpf-counters -e cs -- true
+unpriv stat "--bpf-counters: needs CAP_SYS_ADMIN" stat --bpf-counters -e cs -- true
 unpriv offcpu "off-cpu.*(root|CAP_BPF)|(root|CAP_BPF).*off-cpu" record --off-cpu -o "$tmp/nobody.data" -- true
 unpriv aggr "--bpf-aggr: .*(root|CAP_BPF)" record --bpf-aggr -o "$tmp/nobody.data" -- true
 
