@@ -4,7 +4,9 @@
 # plain and with --bpf-counters, and under one session counting the
 # ping-pong's own tasks (perf stat -- perf bench ...): the case where the
 # --bpf-counters leader does its per-task work on every switch, which CPU
-# sessions do not ask of it.  Besides the cost per round trip it reports
+# sessions do not ask of it; and under 1, 4, 16 and 64 --bpf-counters
+# sessions counting other tasks (-p of a sleeping process), the slot loop
+# the leader runs on every switch.  Besides the cost per round trip it reports
 # how many perf_events the sessions hold: the fds of plain sessions, and for
 # --bpf-counters the per-CPU events of the shared leader, which live in the
 # leader's BPF event array rather than in any session's fd table.
@@ -77,6 +79,36 @@ bench_stat_task()
 }
 export -f bench_stat_task
 
+# Usage: bench_stat_other_tasks N [perf stat options]: N sessions each
+# counting a sleeping process (-p) while the ping-pong runs uncounted: with
+# --bpf-counters every switch of the ping-pong still runs the leader, which
+# scans the N task slots and finds its tasks in none (the slot loop's
+# share); plain per-task events of other tasks cost it nothing.
+bench_stat_other_tasks()
+{
+	local n=$1 i pids= sleepers= usecs p
+
+	shift
+	for ((i = 0; i < n; i++)); do
+		sleep 1000 &
+		sleepers="$sleepers $!"
+		perf stat -e context-switches -p $! "$@" -o /dev/null &
+		pids="$pids $!"
+	done
+	[ "$n" -gt 0 ] && sleep $((2 + n / 4))
+	usecs=$(${BENCH_PIPE_WRAP:-} taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
+		awk '/usecs\/op/ { print $1 }')
+	for p in $pids; do
+		kill -INT $p
+	done
+	wait $pids
+	kill $sleepers 2>/dev/null
+	wait $sleepers 2>/dev/null
+	[ -n "$usecs" ] || return 1
+	echo "usecs_per_op=$usecs"
+}
+export -f bench_stat_other_tasks
+
 bench_case untraced "bench_stat_sessions 0"
 bench_case "raw_tp sched_switch empty (floor)" \
 	"BENCH_PIPE_WRAP=\"\$BENCH_FLOOR_DIR/floor \$BENCH_FLOOR_DIR/sched_switch_empty_raw.bpf.o\" bench_stat_sessions 0"
@@ -85,4 +117,7 @@ bench_case "1 bpf, task" "bench_stat_task --bpf-counters"
 for n in 1 4 16 64; do
 	bench_case "$n plain" "bench_stat_sessions $n"
 	bench_case "$n bpf" "bench_stat_sessions $n --bpf-counters"
+done
+for n in 1 4 16 64; do
+	bench_case "$n bpf, other tasks" "bench_stat_other_tasks $n --bpf-counters"
 done
