@@ -35,6 +35,15 @@ bench_setup()
 	bench_build_floors
 }
 
+# Usage: bench_pipe [COMMAND...]: the ping-pong's usecs per round trip, run
+# on its CPU under COMMAND if one is given
+bench_pipe()
+{
+	"$@" taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
+		awk '/usecs\/op/ { print $1 }'
+}
+export -f bench_pipe
+
 # Usage: bench_stat_sessions N [perf stat options]
 # BENCH_PIPE_WRAP: a command the ping-pong runs under (the floor's loader)
 bench_stat_sessions()
@@ -53,8 +62,7 @@ bench_stat_sessions()
 	done
 	leaders=$(bpftool prog show name bperf_on_switch 2>/dev/null | grep -c '^[0-9]')
 	fds=$((fds + leaders * $(nproc)))
-	usecs=$(${BENCH_PIPE_WRAP:-} taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
-		awk '/usecs\/op/ { print $1 }')
+	usecs=$(bench_pipe ${BENCH_PIPE_WRAP:-})
 	for p in $pids; do
 		kill -INT $p
 	done
@@ -71,9 +79,7 @@ bench_stat_task()
 {
 	local usecs
 
-	usecs=$(perf stat -e context-switches "$@" -o /dev/null -- \
-		taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
-		awk '/usecs\/op/ { print $1 }')
+	usecs=$(bench_pipe perf stat -e context-switches "$@" -o /dev/null --)
 	[ -n "$usecs" ] || return 1
 	echo "usecs_per_op=$usecs"
 }
@@ -83,7 +89,8 @@ export -f bench_stat_task
 # counting a sleeping process (-p) while the ping-pong runs uncounted: with
 # --bpf-counters every switch of the ping-pong still runs the leader, which
 # scans the N task slots and finds its tasks in none (the slot loop's
-# share); plain per-task events of other tasks cost it nothing.
+# share).  Plain per-task sessions of other tasks are not run: their
+# events are switched with their own tasks only.
 bench_stat_other_tasks()
 {
 	local n=$1 i pids= sleepers= usecs p
@@ -96,8 +103,7 @@ bench_stat_other_tasks()
 		pids="$pids $!"
 	done
 	[ "$n" -gt 0 ] && sleep $((2 + n / 4))
-	usecs=$(${BENCH_PIPE_WRAP:-} taskset -c "$BENCH_PIPE_CPU" perf bench sched pipe -l "$BENCH_PIPE_LOOPS" 2>/dev/null |
-		awk '/usecs\/op/ { print $1 }')
+	usecs=$(bench_pipe ${BENCH_PIPE_WRAP:-})
 	for p in $pids; do
 		kill -INT $p
 	done
