@@ -70,11 +70,11 @@ check_count()
 for base in 7.2 6.12; do
 	step env BASE=$base bash -c '. scripts/lib.sh && deps build test'
 done
-# Both bases pin --bpf-counters' attr map at the default path, in formats
-# of their own: upstream's and the backport's leader differ.  Each base's
-# tests start without one (until the backport's map gets a path of its
-# own), on CI's own machine.
-rm -f /sys/fs/bpf/perf_attr_map
+# Both series pin --bpf-counters' attr map at /sys/fs/bpf/perf_attr_map_v2,
+# unpatched perf at perf_attr_map; 7.2's and 6.12's perf_event_attr differ
+# in size (144 and 136 bytes), so a map of one base is of the wrong shape
+# for the other.  Each base's tests start without one, on CI's own machine.
+rm -f /sys/fs/bpf/perf_attr_map /sys/fs/bpf/perf_attr_map_v2
 step make roundtrip BASE=7.2
 step make checkpatch BASE=7.2
 step make series-proof BASE=7.2
@@ -88,7 +88,7 @@ step make checkpatch BASE=6.12
 step make series-proof BASE=6.12
 wait $checker
 check_count 7.2 build-check-7.2.log
-rm -f /sys/fs/bpf/perf_attr_map
+rm -f /sys/fs/bpf/perf_attr_map /sys/fs/bpf/perf_attr_map_v2
 check_run 6.12 build-check-6.12.log
 check_count 6.12 build-check-6.12.log
 # the regression guards and the torture run: not again for a series that
@@ -96,7 +96,7 @@ check_count 6.12 build-check-6.12.log
 export SKIP_UNCHANGED=1
 step make torture BASE=6.12 TORTURE=--quick
 step make regression BASE=6.12
-rm -f /sys/fs/bpf/perf_attr_map
+rm -f /sys/fs/bpf/perf_attr_map /sys/fs/bpf/perf_attr_map_v2
 step make regression BASE=7.2
 
 echo "=== CI took $((SECONDS - t_all)) s ==="

@@ -465,6 +465,57 @@ cs_stat() {
 		perf stat -x, --bpf-attr-map "$attr_map" -e context-switches,cs "$@"
 }
 
+# A map given with --bpf-attr-map may hold a leader of another perf version,
+# one with the follower program: the session says so in one line, loads a
+# leader of its own in its place and counts.  The other leader is played by
+# a BPF link of perf trace's summary programs put in the map's entry for
+# context-switches.
+test_other_version() {
+	local pin=/sys/fs/bpf/perf_test_stat_other_version_$$ out trace link key value n i
+
+	perf stat --bpf-counters --bpf-attr-map $pin -e context-switches -- true > /dev/null 2>&1
+	perf trace -s --bpf-summary -- sleep 20 > /dev/null 2>&1 &
+	trace=$!
+	for i in $(seq 100); do
+		link=$(bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+ids = [p["id"] for p in json.load(sys.stdin) if p.get("name") == "sys_enter"]
+print(max(ids) if ids else "")')
+		[ -n "$link" ] && link=$(bpftool -j link show 2>/dev/null | python3 -c '
+import json, sys
+ids = [l["id"] for l in json.load(sys.stdin) if l.get("prog_id") == '"$link"']
+print(ids[0] if ids else "")')
+		[ -n "$link" ] && break
+		sleep 0.1
+	done
+	key=$(bpftool -j map dump pinned $pin 2>/dev/null | python3 -c '
+import json, sys
+e = json.load(sys.stdin)
+print(" ".join(e[0]["key"]) if len(e) == 1 else "")')
+	if [ -z "$link" ] || [ -z "$key" ]; then
+		echo "other version: no perf trace link ('$link') or no single attr map entry"
+		err=1
+	else
+		# struct perf_event_attr_map_entry: link_id, diff_map_id
+		value=$(printf '%02x %02x %02x %02x 00 00 00 00' $((link & 255)) \
+			$((link >> 8 & 255)) $((link >> 16 & 255)) $((link >> 24)))
+		# the bytes are words of their own
+		# shellcheck disable=SC2086
+		bpftool map update pinned $pin key hex $key value hex $value
+		out=$(perf stat --bpf-counters --bpf-attr-map $pin -x, \
+			-e context-switches -- perf test -w sleeper 10 20 2>&1)
+		n=$(echo "$out" | grep -c "the leader of context-switches in the attr map is of another perf version")
+		if [ "$n" != 1 ] ||
+		   [ "$(echo "$out" | awk -F, '/,context-switches/ { print ($1 >= 20) }')" != 1 ]; then
+			echo "other version: expected one line on the other leader and >= 20 context switches: $out"
+			err=1
+		fi
+	fi
+	kill -INT $trace 2>/dev/null
+	wait $trace 2>/dev/null
+	rm -f $pin
+}
+
 skip_if_unsupported
 bperf_attr_map stat_bpf_sessions
 printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
@@ -476,6 +527,7 @@ test_repeat
 test_bad_attr_map
 test_attr_map_reclaim
 test_namespaces
+test_other_version
 test_not_root
 
 [ $err = 0 ] && echo "perf stat --bpf-counters sessions test [Success]"

@@ -19,7 +19,7 @@ bpf_skel_missing() {
 
 # bperf_attr_map NAME: sets attr_map to a --bpf-attr-map of the test's own
 # on bpffs (mounted if it is not).  The test's sessions share it as they
-# would share the default /sys/fs/bpf/perf_attr_map, and a map another
+# would share the default /sys/fs/bpf/perf_attr_map_v2, and a map another
 # perf pinned there, of another version whose perf_event_attr has another
 # size, does not stand in their way.  bperf_attr_map_rm removes it.
 bperf_attr_map() {
