@@ -48,7 +48,7 @@ bperf_objects() {
 	for p in $ids; do
 		links=$((links + $(bpftool link show 2>/dev/null | grep -cE "prog $p *\$")))
 	done
-	maps='bperf_sessions|bperf_filter|bperf_accum|bperf_info|bperf_stopped'
+	maps='bperf_sessions|bperf_filter|bperf_ids|bperf_accum|bperf_info|bperf_stopped'
 	echo "progs $(echo $ids | wc -w)" \
 	     "maps $(bpftool map show 2>/dev/null | grep -cE " name ($maps) ")" \
 	     "links $links"
@@ -516,6 +516,65 @@ print(" ".join(e[0]["key"]) if len(e) == 1 else "")')
 	rm -f $pin
 }
 
+# stat.bpf-counter-sessions sets the task sessions of the leaders a session
+# loads: with 2, a third session counting tasks is refused in one line
+# naming the number until one of the two ends; CPU sessions take no slot.
+# Values out of range are refused in one line.
+test_session_limit() {
+	local map="${attr_map}_limit" cfg="$tmpdir/limit_config" out rc i
+	local -a sleepers=() tasks=()
+
+	printf '[stat]\n\tbpf-counter-sessions = 2\n' > "$cfg"
+	for i in 1 2; do
+		sleep 100 &
+		sleepers+=($!)
+		PERF_CONFIG="$cfg" perf stat --bpf-counters --bpf-attr-map "$map" \
+			-e context-switches -p $! -o /dev/null &
+		tasks+=($!)
+	done
+	# a third task session, until the two hold their slots (10 s at most)
+	for i in $(seq 50); do
+		out=$(PERF_CONFIG="$cfg" perf stat --bpf-counters --bpf-attr-map "$map" \
+			-e context-switches -- true 2>&1)
+		rc=$?
+		[ $rc != 0 ] && break
+		sleep 0.2
+	done
+	if [ $rc = 0 ] || [ "$out" != "--bpf-counters: all 2 sessions counting tasks for this event are in use; stat.bpf-counter-sessions sets the number for new events" ]; then
+		echo "session limit: a third task session got exit $rc: $out"
+		err=1
+	fi
+	if ! perf stat --bpf-counters --bpf-attr-map "$map" -a -e context-switches \
+		-o /dev/null -- true; then
+		echo "session limit: a CPU session was refused"
+		err=1
+	fi
+	kill -INT "${tasks[0]}"
+	wait "${tasks[0]}"
+	if ! out=$(PERF_CONFIG="$cfg" perf stat --bpf-counters --bpf-attr-map "$map" \
+		-x, -e context-switches -- true 2>&1); then
+		echo "session limit: no slot after a session ended: $out"
+		err=1
+	fi
+	kill -INT "${tasks[1]}"
+	wait "${tasks[1]}"
+	kill "${sleepers[@]}"
+	wait "${sleepers[@]}" 2>/dev/null
+	rm -f "$map"
+
+	for i in 0 1025; do
+		printf '[stat]\n\tbpf-counter-sessions = %d\n' $i > "$cfg"
+		out=$(PERF_CONFIG="$cfg" perf stat --bpf-counters --bpf-attr-map "$map" \
+			-e context-switches -- true 2>&1)
+		rc=$?
+		if [ $rc = 0 ] || ! echo "$out" | grep -qE "stat.bpf-counter-sessions (must be 1 or more, not 0|is 1025, at most 1024)"; then
+			echo "session limit: stat.bpf-counter-sessions=$i accepted or unclear: exit $rc: $out"
+			err=1
+		fi
+	done
+	rm -f "$map"
+}
+
 skip_if_unsupported
 bperf_attr_map stat_bpf_sessions
 printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
@@ -528,6 +587,7 @@ test_bad_attr_map
 test_attr_map_reclaim
 test_namespaces
 test_other_version
+test_session_limit
 test_not_root
 
 [ $err = 0 ] && echo "perf stat --bpf-counters sessions test [Success]"
