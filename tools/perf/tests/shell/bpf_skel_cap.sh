@@ -4,7 +4,8 @@
 # Run by a user without CAP_SYS_ADMIN, CAP_BPF or CAP_PERFMON, perf trace
 # --bpf-summary and perf record --off-cpu fail with one line that names
 # what is missing, instead of libbpf's messages about a failed load; perf
-# trace does not try to load its syscall augmenter.
+# trace does not try to load its syscall augmenter.  Root of a user
+# namespace other than the initial one gets its own line.
 
 # running perf as another user needs root
 if [ "$(id -u)" != 0 ]; then
@@ -47,6 +48,23 @@ check() {
 
 check --bpf-summary trace -s --bpf-summary -a -- true
 check --off-cpu record --off-cpu -o "${tmpdir}/perf.data" -- true
+
+# root of a user namespace (a rootless container) holds every capability
+# there, none that loads BPF
+if unshare --user --map-root-user true 2> /dev/null; then
+	want="--bpf-summary: loading BPF programs needs capabilities in the initial user namespace,"
+	want="${want} not in a user namespace (a rootless container)"
+	out=$(cd "${tmpdir}" && unshare --user --map-root-user \
+		"${tmpdir}/perf" trace -s --bpf-summary -a -- true < /dev/null 2>&1)
+	rc=$?
+	if [ ${rc} = 0 ] || [ "${out}" != "${want}" ]; then
+		echo "perf trace --bpf-summary in a user namespace: exit ${rc}, printed:"
+		echo "${out}" | head -5
+		err=1
+	fi
+else
+	echo "user namespace case not run: unshare --user --map-root-user fails here"
+fi
 
 # perf trace -s fails for want of tracefs access, but without libbpf's
 # messages

@@ -102,5 +102,22 @@ else
 	mkdir "${cgrp_dir}"
 	check_refused "--bpf-counters cannot count a cgroup of -G: use --for-each-cgroup" \
 		-a -e cs -G "${cgrp}" -- sleep 0.1
+	# :b without --bpf-counters: the cgroup counter of --for-each-cgroup
+	# is not used, and perf must not point at --for-each-cgroup.  (Where
+	# the copies of the event made for each cgroup lose :b, 6.12, they
+	# are plain perf events and count the cgroup.)
+	want="cs:b: events counted with BPF count cgroups of --for-each-cgroup only with --bpf-counters"
+	perf stat --bpf-attr-map "${attr_map}" -x, -a --for-each-cgroup "${cgrp}" \
+		-e cs:b -- sleep 0.1 > "${out}" 2>&1
+	rc=$?
+	first=$(grep -v -e '^ *$' "${out}" | head -1)
+	if [ ${rc} != 0 ] && [ "${first}" = "${want}" ]; then
+		echo "ok: :b with --for-each-cgroup: refused"
+	elif [ ${rc} = 0 ] && echo "${first}" | grep -q "^[^,]*,,cs:b,${cgrp},"; then
+		echo "ok: :b with --for-each-cgroup: counted as a perf event"
+	else
+		echo "FAIL: :b with --for-each-cgroup: exit ${rc}, first line '${first}'"
+		err=1
+	fi
 fi
 check_exit
