@@ -600,11 +600,36 @@ test_session_limit() {
 	rm -f "$map"
 }
 
+# -t: a session counting one thread (a sleep loop's, stopped until its
+# session counts), with a perf event and with --bpf-counters at once.
+test_tid() {
+	local t s
+
+	start_stopped sleeper 20 50 || return
+	t=$target
+	cs_stat -o "$tmpdir/ctid" -D 1 -t "$t" 2> "$tmpdir/ctid.log" &
+	s=$!
+	if ! wait_log_line "$s" "$tmpdir/ctid.log" "Events enabled"; then
+		kill "$s" "$t" 2>/dev/null
+		kill -CONT "$t" 2>/dev/null
+		wait "$s" "$t" 2>/dev/null
+		check_pids=
+		return
+	fi
+	kill -CONT "$t"
+	wait "$s"
+	wait "$t" 2>/dev/null
+	check_pids=
+	# the same, or one more as the thread exits, as for -p
+	concurrent_check "-t of 50 sleeps" "$tmpdir/ctid" 50 +1
+}
+
 skip_if_unsupported
 bperf_attr_map stat_bpf_sessions
 printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
 baseline_objects
 test_concurrent
+test_tid
 test_kill_reclaim
 test_simultaneous
 test_repeat
