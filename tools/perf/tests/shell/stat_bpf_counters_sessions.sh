@@ -544,21 +544,26 @@ test_session_limit() {
 	local -a sleepers=() tasks=()
 
 	printf '[stat]\n\tbpf-counter-sessions = 2\n' > "$cfg"
+	# two task sessions, each holding its slot ("Events enabled") before
+	# the next starts
 	for i in 1 2; do
 		sleep 100 &
 		sleepers+=($!)
 		PERF_CONFIG="$cfg" perf stat --bpf-counters --bpf-attr-map "$map" \
-			-e context-switches -p $! -o /dev/null &
+			-e context-switches -D 1 -p $! -o /dev/null 2> "$tmpdir/limit$i.log" &
 		tasks+=($!)
+		if ! wait_log_line "$!" "$tmpdir/limit$i.log" "Events enabled"; then
+			cat "$tmpdir/limit$i.log"
+			kill -INT "${tasks[@]}" 2>/dev/null
+			kill "${sleepers[@]}"
+			wait
+			rm -f "$map"
+			return
+		fi
 	done
-	# a third task session, until the two hold their slots (10 s at most)
-	for i in $(seq 50); do
-		out=$(PERF_CONFIG="$cfg" perf stat --bpf-counters --bpf-attr-map "$map" \
-			-e context-switches -- true 2>&1)
-		rc=$?
-		[ $rc != 0 ] && break
-		sleep 0.2
-	done
+	out=$(PERF_CONFIG="$cfg" perf stat --bpf-counters --bpf-attr-map "$map" \
+		-e context-switches -- true 2>&1)
+	rc=$?
 	want="--bpf-counters: all 2 sessions counting tasks for this event are in use;"
 	want="$want stat.bpf-counter-sessions sets the number for new events"
 	if [ $rc = 0 ] || ! echo "$out" | grep -qxF -e "$want"; then
