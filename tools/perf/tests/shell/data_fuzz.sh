@@ -109,6 +109,15 @@ callchain_offset() {
 	}'
 }
 
+# a length read from a damaged file must not take the machine's memory;
+# a build with AddressSanitizer reserves terabytes of address space for
+# its shadow memory and cannot start under such a limit
+vlimit=4194304
+if ! (ulimit -v ${vlimit}; exec perf version) > /dev/null 2>&1; then
+	echo "perf does not start with 4 GiB of address space (ASan?): no memory limit"
+	vlimit=unlimited
+fi
+
 crashed=0
 hung=0
 silent=0
@@ -122,9 +131,8 @@ run() {
 
 	shift 2
 	runs=$((runs + 1))
-	# a length read from a damaged file must not take the machine's memory
 	# (the braces keep bash's report of a signal out of the output)
-	{ (ulimit -v 4194304; exec timeout -k 5 30 perf "$@" -i "${file}") \
+	{ (ulimit -v ${vlimit}; exec timeout -k 5 30 perf "$@" -i "${file}") \
 		> /dev/null 2> "${log}" < /dev/null; } 2> /dev/null
 	rc=$?
 	if [ ${rc} = 124 ] || [ ${rc} = 137 ]; then
