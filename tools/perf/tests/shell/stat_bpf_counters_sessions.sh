@@ -629,12 +629,45 @@ test_tid() {
 	concurrent_check "-t of 50 sleeps" "$tmpdir/ctid" 50 +1
 }
 
+# A session's slot is cleared for its next owner.  With a session on an
+# idle task holding slot 0 (and the leader, and the ids the leader looks
+# up), one session counts a sleeper that goes on running after it ends; the next takes the same slot for a task that sleeps
+# 200 ms at a time and must count what perf stat counts for it, two or
+# three switches, and not the sleeper's 50 (the filter entries of a slot
+# were left behind, looked up by the wrong word of their key).
+test_slot_reuse() {
+	local idle hold busy quiet
+
+	sleep 30 &
+	idle=$!
+	cs_stat -o "$tmpdir/reuse_hold" -D 1 -p "$idle" -- sleep 5 2> "$tmpdir/reuse_hold.log" &
+	hold=$!
+	if ! wait_log_line "$hold" "$tmpdir/reuse_hold.log" "Events enabled"; then
+		kill "$hold" "$idle" 2>/dev/null
+		wait "$hold" "$idle"
+		return
+	fi
+	perf test -w sleeper 10 300 &
+	busy=$!
+	perf test -w sleeper 200 50 &
+	quiet=$!
+	check_pids="${check_pids} ${idle} ${hold} ${busy} ${quiet}"
+	cs_stat -o "$tmpdir/reuse1" -p "$busy" -- sleep 0.5
+	cs_stat -o "$tmpdir/reuse2" -p "$quiet" -- sleep 0.5
+	kill "$hold" "$idle" "$busy" "$quiet" 2>/dev/null
+	wait "$hold" "$idle" "$busy" "$quiet" 2>/dev/null
+	check_pids=
+	concurrent_check "slot reuse: a sleeper" "$tmpdir/reuse1" 10 +1
+	concurrent_check "slot reuse: then a slower sleeper, in its slot" "$tmpdir/reuse2" 1 +1
+}
+
 skip_if_unsupported
 bperf_attr_map stat_bpf_sessions
 printf '[stat]\n\tbpf-counter-events = cs\n' > "$tmpdir/cs_config"
 baseline_objects
 test_concurrent
 test_tid
+test_slot_reuse
 test_kill_reclaim
 test_simultaneous
 test_repeat
