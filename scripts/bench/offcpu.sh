@@ -13,9 +13,11 @@
 #   - under perf record -e dummy without --off-cpu: what perf record's
 #     own event on the tasks costs at each of their switches, paid by
 #     every --off-cpu case below and by neither floor;
-#   - under the base's perf record --off-cpu (6.12 without the series,
-#     built once into build/unpatched/ by scripts/build.sh SERIES=none, or
-#     BENCH_BASE_PERF=path);
+#   - under the base's perf record --off-cpu (the base, 6.12 or 7.2,
+#     without the series, built once into build/unpatched/ (BASE=6.12:
+#     build/6.12/unpatched/) by scripts/build.sh SERIES=none, or
+#     BENCH_BASE_PERF=path); on 7.2, whose base has --off-cpu-thresh, with
+#     every interval dumped too (threshold 0);
 #   - under this series' perf record --off-cpu with the former behaviour (a
 #     huge threshold: every interval summed in BPF, written at the end),
 #     the default threshold (500 ms) and every interval dumped (threshold
@@ -55,7 +57,7 @@ offcpu_setup()
 {
 	bench_build_floors
 	if [ ! -x "$BENCH_BASE_PERF" ]; then
-		echo "building the base's perf (6.12 without the series) into build/unpatched" >&2
+		echo "building the base's perf ($BASE without the series) into $BUILD/unpatched" >&2
 		# build.sh's final check wants the series' features: the binary is what counts
 		SERIES=none PERF_SERIES_BUILD=$BUILD/unpatched "$ROOT/scripts/build.sh" >&2 || true
 		[ -x "$BENCH_BASE_PERF" ] || die "cannot build the base's perf"
@@ -98,8 +100,11 @@ offcpu_run()
 			perf record -q -e dummy -o "$dir/$w.data" -- ${!cmd} \
 				> "$dir/$w.out" 2>&1
 			size=$((size + $(stat -c %s "$dir/$w.data"))) ;;
-		base)
-			"$BENCH_BASE_PERF" record -q --off-cpu -e dummy \
+		base|base-*)
+			# base-THRESH_MSEC: the base's --off-cpu-thresh (7.2)
+			local thresh=()
+			[ "$how" = base ] || thresh=(--off-cpu-thresh="${how#base-}")
+			"$BENCH_BASE_PERF" record -q --off-cpu "${thresh[@]}" -e dummy \
 				-o "$dir/$w.data" -- ${!cmd} > "$dir/$w.out" 2>&1
 			size=$((size + $(stat -c %s "$dir/$w.data"))) ;;
 		*)
@@ -128,8 +133,11 @@ bench_case untraced "offcpu_run none"
 bench_case "tp_btf sched_switch empty (floor)" "offcpu_run floor-sched_switch_empty"
 bench_case "user stack walk only (floor)" "offcpu_run floor-sched_switch_ustack"
 bench_case "perf record -e dummy, no --off-cpu" "offcpu_run dummy"
-bench_case "base 6.12 --off-cpu" "offcpu_run base"
+bench_case "base $BASE --off-cpu" "offcpu_run base"
 bench_case "--off-cpu, former (thresh huge)" "offcpu_run 1000000000"
 bench_case "--off-cpu (default 500 ms)" "offcpu_run 500"
 bench_case "--off-cpu-thresh=0" "offcpu_run 0"
+if [ "$BASE" != 6.12 ]; then
+	bench_case "base $BASE --off-cpu-thresh=0" "offcpu_run base-0"
+fi
 bench_case "bpftrace ustack per switch" "offcpu_run bpftrace"

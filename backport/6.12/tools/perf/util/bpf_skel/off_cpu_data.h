@@ -49,15 +49,12 @@ struct off_cpu_dump {
 
 /*
  * Off-cpu intervals of recorded tasks that are in no sample, by cause: the
- * index of the BPF program's per-CPU off_cpu_stats array.  Some kernels
- * (the virtual machines the series is tested on) run no sched_switch
- * tracepoint for the switches to or from some threads of their own.
+ * index of the BPF program's per-CPU off_cpu_stats array.
  */
 enum off_cpu_stat {
-	OFF_CPU_STAT_UNSEEN_OUT,	/* it left the CPU without a sched_switch */
-	OFF_CPU_STAT_UNSEEN_IN,		/* it came back without a sched_switch */
 	OFF_CPU_STAT_MAP_FULL,		/* short interval, its off_cpu map was full */
 	OFF_CPU_STAT_NO_STORAGE,	/* no task storage for the task */
+	OFF_CPU_STAT_UNSEEN_IN,		/* it came back without a sched_switch seen */
 	OFF_CPU_STAT_MAX,
 };
 

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Data shared by the off-cpu BPF program and perf */
+#ifndef __PERF_OFF_CPU_DATA_H
+#define __PERF_OFF_CPU_DATA_H
+
+/*
+ * Off-cpu intervals of recorded tasks that are in no sample, by cause: the
+ * index of the BPF program's per-CPU off_cpu_stats array.
+ */
+enum off_cpu_stat {
+	OFF_CPU_STAT_MAP_FULL,		/* below the threshold, no room in the off_cpu map */
+	OFF_CPU_STAT_NO_STORAGE,	/* no task storage for the task going off CPU */
+	OFF_CPU_STAT_UNSEEN_IN,		/* back on a CPU without a sched_switch seen */
+	OFF_CPU_STAT_MAX,
+};
+
+#endif /* __PERF_OFF_CPU_DATA_H */
