@@ -78,13 +78,18 @@ const volatile bool key_has_cpu;
 /* RECORD_AGGR_SET_MAIN or RECORD_AGGR_SET_ALT: the maps to count into */
 __u32 active_set = RECORD_AGGR_SET_MAIN;
 
-static void record_aggr_stat_inc(__u32 stat)
+static void record_aggr_stat_add(__u32 stat, __u64 n)
 {
 	/* cannot fail: stat < RECORD_AGGR_STAT_MAX, the array's size */
 	__u64 *count = bpf_map_lookup_elem(&record_aggr_stats, &stat);
 
 	if (count)
-		*count += 1;
+		*count += n;
+}
+
+static void record_aggr_stat_inc(__u32 stat)
+{
+	record_aggr_stat_add(stat, 1);
 }
 
 /* count one sample into the counts and stacks maps of one set */
@@ -149,6 +154,7 @@ counted:
 SEC("perf_event")
 int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 {
+	record_aggr_stat_add(RECORD_AGGR_STAT_PERIOD, ctx->sample_period);
 	/* a global, not rodata: read at each run, user space flips it */
 	if (active_set == RECORD_AGGR_SET_ALT)
 		return record_aggr_count(ctx, &record_aggr_counts_alt, &record_aggr_stacks_alt);

@@ -62,6 +62,12 @@ enum record_aggr_stat {
 	RECORD_AGGR_STAT_STACK_FAILED,
 	/* hash map update failed otherwise (e.g. -EBUSY in NMI): ring buffer */
 	RECORD_AGGR_STAT_UPDATE_FAILED,
+	/*
+	 * sum of the periods of all the samples the program ran for: the
+	 * event's own count less this is what the kernel sampled without
+	 * running the program (another tracing program was running)
+	 */
+	RECORD_AGGR_STAT_PERIOD,
 	RECORD_AGGR_STAT_MAX,
 };
 
