@@ -85,8 +85,11 @@ record_task() {
 }
 
 cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
+# With -C and no event but dummy, perf record 7.2 ends at its first wakeup
+# and kills the workload (unpatched too): a cpu-clock event at 10 Hz keeps
+# it going
 # shellcheck disable=SC2016
-if record -C "${cpu}" -- sh -c 'echo $$ > "$0"; exec taskset -c "$1" perf test -w $2' \
+if record -C "${cpu}" -e cpu-clock -F 10 -- sh -c 'echo $$ > "$0"; exec taskset -c "$1" perf test -w $2' \
 	"${pidfile}" "${cpu}" "${sleeper}"; then
 	expect_sleeps "-C ${cpu}: sleeps of the workload on CPU ${cpu}" "$(cat "${pidfile}")"
 fi
