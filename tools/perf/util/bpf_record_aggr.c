@@ -393,6 +393,8 @@ out_free:
 
 /* what bpf_record_aggr__write() could not do, for its report */
 struct record_aggr_write_stats {
+	/* samples counted in the keys drained: those of this file */
+	u64 nr_counted;
 	/* samples written, one per key */
 	u64 nr_written;
 	/* stacks missing from the stack map: samples written without them */
@@ -604,7 +606,7 @@ static void record_aggr__report(const struct record_aggr_write_stats *ws)
 	if (!quiet) {
 		fprintf(stderr,
 			"[ perf record: --bpf-aggr counted %llu samples in %llu of %u stacks ]\n",
-			(unsigned long long)stats[RECORD_AGGR_STAT_AGGREGATED],
+			(unsigned long long)ws->nr_counted,
 			(unsigned long long)ws->nr_written, aggr_nr_entries);
 	}
 	nr_not_aggregated = stats[RECORD_AGGR_STAT_MAP_FULL] +
@@ -669,6 +671,7 @@ static u64 record_aggr__write_set(struct perf_session *session, enum record_aggr
 		size_t size = record_aggr__synthesize(&drain_entries[n], bpf_map__fd(stacks),
 						      event, callchain, &ws);
 
+		ws.nr_counted += drain_entries[n].val.nr_samples;
 		if (!size) {
 			ws.nr_samples_unwritten += drain_entries[n].val.nr_samples;
 			continue;

@@ -11,7 +11,9 @@
 # plain recording has it, and the periods of all files together must equal the
 # task-clock of the workload within 2%: a count lost at a switch makes the
 # sum smaller, a count written twice makes it larger. Then
-# --switch-max-files=2 must leave the last two files only.
+# --switch-max-files=2 must leave the last two files only.  With a timer
+# (--switch-output=1s) and a size (1B) as the trigger, each file must hold
+# the samples its "--bpf-aggr counted" line says.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -143,6 +145,53 @@ fi
 if grep -q "could not be written\|missing from the stack map" "${tmpdir}/aggr.err"; then
 	echo "FAIL: perf record --bpf-aggr did not write every sample:"
 	cat "${tmpdir}/aggr.err"
+	err=1
+fi
+
+# counted_lines ERRFILE: "SAMPLES FILE" for each file written, from the
+# "--bpf-aggr counted" line perf prints before its "Dump" line
+counted_lines() {
+	awk '/--bpf-aggr counted/ { n = $6 } /perf record: Dump/ { print n, $5 }' "$1"
+}
+
+# check_counted WHAT ERRFILE MIN_FILES: each file holds the samples its line
+# says it counted (the weights of its samples add up to the number), and
+# there are MIN_FILES files at least.  The line used to give what the
+# program had counted by the time perf printed it, samples of the next
+# interval included: "counted 294" for a file of 287.
+check_counted() {
+	local n=0 total=0 want file got
+
+	while read -r want file; do
+		got=$(perf script -i "$file" -F weight 2>/dev/null |
+			awk '{ s += $1 } END { print s + 0 }')
+		n=$((n + 1))
+		total=$((total + got))
+		if [ "$got" != "$want" ]; then
+			echo "FAIL: $1: $(basename "$file") holds ${got} samples, its line says ${want}"
+			err=1
+		fi
+	done < <(counted_lines "$2")
+	echo "$1: ${n} files, ${total} samples, each as its line says"
+	expect_min "$1: files" "$3" "$n"
+}
+
+# a timer and a size as the trigger: cpu_split runs 3 s of CPU time
+mkdir -p "${tmpdir}/sec" "${tmpdir}/size"
+if perf record --bpf-aggr -g -e cpu-clock -F 999 --switch-output=1s \
+	-o "${tmpdir}/sec/perf.data" -- perf test -w cpu_split 3 1 2> "${tmpdir}/sec.err"; then
+	check_counted "--switch-output=1s" "${tmpdir}/sec.err" 3
+else
+	echo "FAIL: perf record --bpf-aggr --switch-output=1s failed:"
+	cat "${tmpdir}/sec.err"
+	err=1
+fi
+if perf record --bpf-aggr -g -e cpu-clock -F 999 --switch-output=1B \
+	-o "${tmpdir}/size/perf.data" -- perf test -w cpu_split 1 1 2> "${tmpdir}/size.err"; then
+	check_counted "--switch-output=1B" "${tmpdir}/size.err" 2
+else
+	echo "FAIL: perf record --bpf-aggr --switch-output=1B failed:"
+	cat "${tmpdir}/size.err"
 	err=1
 fi
 
