@@ -44,7 +44,7 @@ set -euo pipefail
 
 # the scenarios of features not on the 7.2 series yet run on the 6.12
 # backport (all: each scenario decides)
-ported_72="trace-summary stat-bpf-counters offcpu"
+ported_72="trace-summary stat-bpf-counters offcpu record-aggr"
 if [ "$BASE" = 7.2 ] && [ $# = 1 ] && [ "$1" != all ] &&
    ! echo " $ported_72 " | grep -q " $1 "; then
 	note "$1: its feature is not on the 7.2 series yet: running on the 6.12 backport"

@@ -69,13 +69,15 @@ fi
 # fill_off_cpu_map PID: fill the off_cpu map of perf (PID) with keys of no
 # task (tgid -1): the next short interval finds no room
 fill_off_cpu_map() {
-	local f id="" max
+	local f id="" max size
 
+	# the only hash map of the program with 8-byte values
 	for f in /proc/"$1"/fdinfo/*; do
-		if awk '/^map_type:/ { t = $2 } /^key_size:/ { k = $2 } /^value_size:/ { v = $2 }
-			END { exit !(t == 1 && k == 24 && v == 8) }' "${f}" 2>/dev/null; then
+		if awk '/^map_type:/ { t = $2 } /^value_size:/ { v = $2 }
+			END { exit !(t == 1 && v == 8) }' "${f}" 2>/dev/null; then
 			id=$(awk '/^map_id:/ { print $2 }' "${f}")
 			max=$(awk '/^max_entries:/ { print $2 }' "${f}")
+			size=$(awk '/^key_size:/ { print $2 }' "${f}")
 		fi
 	done
 	if [ -z "${id}" ]; then
@@ -83,10 +85,14 @@ fill_off_cpu_map() {
 		err=1
 		return 1
 	fi
-	awk -v id="${id}" -v n="${max}" 'BEGIN { for (i = 1; i <= n; i++)
-		printf "map update id %d key %d %d %d 0 255 255 255 255 %s value %s\n",
-		       id, i % 256, int(i / 256) % 256, int(i / 65536) % 256,
-		       "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", "0 0 0 0 0 0 0 0" }' > "${tmpdir}/fill"
+	# the key starts with the thread and the tgid, the rest is zero
+	awk -v id="${id}" -v n="${max}" -v size="${size}" 'BEGIN {
+		for (j = 8; j < size; j++)
+			zeros = zeros " 0"
+		for (i = 1; i <= n; i++)
+			printf "map update id %d key %d %d %d 0 255 255 255 255%s value %s\n",
+			       id, i % 256, int(i / 256) % 256, int(i / 65536) % 256,
+			       zeros, "0 0 0 0 0 0 0 0" }' > "${tmpdir}/fill"
 	if ! bpftool batch file "${tmpdir}/fill" > "${tmpdir}/fill.out" 2>&1; then
 		echo "FAIL: cannot fill the off_cpu map: $(tail -1 "${tmpdir}/fill.out")"
 		err=1

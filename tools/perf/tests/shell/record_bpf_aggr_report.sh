@@ -1,0 +1,53 @@
+#!/bin/bash
+# perf report -n counts the samples of perf record --bpf-aggr
+# SPDX-License-Identifier: GPL-2.0
+#
+# --bpf-aggr writes one sample record per stack, with the number of samples
+# counted for that stack as its weight.  perf report's Samples column (-n)
+# must give those numbers, as it does for plain perf record: summed, it is
+# the count perf record printed, with and without --children, well above
+# the number of records in the file.
+
+# err and tmpdir belong to lib/perf_check.sh
+# shellcheck disable=SC2034,SC2154
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+check_setup bpf_aggr_report
+
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+if bpf_skel_missing --bpf-aggr; then
+	exit 2
+fi
+
+data="${tmpdir}/perf.data"
+
+# 'cpu_split 1 1 cpu': one thread until it has had 1 s of CPU time, about
+# 1000 samples at 999 Hz however loaded the machine is
+if ! perf record --bpf-aggr -g -e cpu-clock -F 999 -o "${data}" -- \
+	perf test -w cpu_split 1 1 cpu 2> "${tmpdir}/record.err"; then
+	echo "FAIL: perf record --bpf-aggr: $(grep -v '^\[' "${tmpdir}/record.err" | head -1)"
+	exit 1
+fi
+counted=$(sed -n 's/.*--bpf-aggr counted \([0-9]*\) samples.*/\1/p' "${tmpdir}/record.err")
+records=$(perf script -i "${data}" -F period 2>/dev/null | grep -c '[0-9]')
+
+# samples_column [perf report options]: the sum of the Samples column
+samples_column() {
+	perf report -i "${data}" --stdio -n --sort pid -g none "$@" 2>/dev/null |
+		awk -v col="$1" '/^#/ || NF == 0 { next }
+				 { sum += (col == "--children") ? $3 : $2 }
+				 END { print sum + 0 }'
+}
+
+if expect_min_count "samples perf record counted" 800 "${counted}" &&
+   expect_min_count "records in the file" 1 "${records}"; then
+	if [ "${records}" -ge "${counted}" ]; then
+		echo "FAIL: ${records} records for ${counted} samples: nothing aggregated"
+		err=1
+	fi
+	expect_count "Samples column" "${counted}" "$(samples_column --no-children)"
+	expect_count "Samples column with --children" "${counted}" "$(samples_column --children)"
+fi
+
+check_exit
