@@ -3,10 +3,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # --bpf-aggr writes one sample record per stack, with the number of samples
-# counted for that stack as its weight.  perf report's Samples column (-n)
-# must give those numbers, as it does for plain perf record: summed, it is
-# the count perf record printed, with and without --children, well above
-# the number of records in the file.
+# counted for that stack as its weight (0 in a sample written as it came,
+# which stands for itself).  perf report's Samples column (-n) must give
+# those numbers, as it does for plain perf record: summed, it is the sum of
+# the weights of the file, with and without --children and with a --comm
+# filter, and the count perf record printed, well above the number of
+# records in the file.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -30,7 +32,9 @@ if ! perf record --bpf-aggr -g -e cpu-clock -F 999 -o "${data}" -- \
 	exit 1
 fi
 counted=$(sed -n 's/.*--bpf-aggr counted \([0-9]*\) samples.*/\1/p' "${tmpdir}/record.err")
-records=$(perf script -i "${data}" -F period 2>/dev/null | grep -c '[0-9]')
+# "RECORDS SAMPLES": the records of the file and the samples they stand for
+read -r records weights < <(perf script -i "${data}" -F weight 2>/dev/null |
+	awk 'NF { n++; sum += $1 > 0 ? $1 : 1 } END { print n + 0, sum + 0 }')
 
 # samples_column [perf report options]: the sum of the Samples column
 samples_column() {
@@ -46,8 +50,12 @@ if expect_min_count "samples perf record counted" 800 "${counted}" &&
 		echo "FAIL: ${records} records for ${counted} samples: nothing aggregated"
 		err=1
 	fi
-	expect_count "Samples column" "${counted}" "$(samples_column --no-children)"
-	expect_count "Samples column with --children" "${counted}" "$(samples_column --children)"
+	expect_count "samples the records stand for" "${counted}" "${weights}"
+	expect_count "Samples column" "${weights}" "$(samples_column --no-children)"
+	expect_count "Samples column with --children" "${weights}" \
+		"$(samples_column --children)"
+	expect_count "Samples column with --comm perf" "${weights}" \
+		"$(samples_column --no-children --comm perf)"
 fi
 
 check_exit

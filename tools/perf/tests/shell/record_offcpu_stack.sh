@@ -30,19 +30,24 @@ if ! perf record -q -g -e dummy --off-cpu --off-cpu-thresh 20 -o "${perfdata}" \
 	exit 1
 fi
 
-# one line a record: its period, the entries of its user stack, the first
-perf script -i "${perfdata}" -F period,ip 2>/dev/null |
-	awk 'function out() { if (p != "") print p, n, first }
-	     /^ *[0-9]+ *$/ { out(); p = $1; n = 0; first = ""; next }
-	     NF == 1 { n++; if (first == "") first = $1 }
+# one line a record: its period, the entries of its user stack, the first,
+# and 1 if sleeper_nap is in it (perf script resolves the symbols of the
+# samples, written while the workload runs, not those of the sums, written
+# after it exits)
+perf script -i "${perfdata}" -F period,ip,sym 2>/dev/null |
+	awk 'function out() { if (p != "") print p, n, first, nap + 0 }
+	     /^ *[0-9]+ *$/ { out(); p = $1; n = 0; first = ""; nap = 0; next }
+	     NF >= 1 { n++; if (first == "") first = $1 }
+	     $2 == "sleeper_nap" { nap = 1 }
 	     END { out() }' > "${tmpdir}/records"
 
-# the samples of the 30 ms sleeps, with a shallow stack; the records of
-# the 1 ms sleeps, with 32 stack entries (at most 50: some may be samples
-# on a loaded machine); the return addresses all of them start at
+# the samples of the 30 ms sleeps, in sleeper_nap with a shallow stack;
+# the records of the 1 ms sleeps, with 32 stack entries (at most 50: some
+# may be samples on a loaded machine); the return addresses all of them
+# start at
 read -r long deep deep_ns firsts < <(
 	awk '$2 == 32 { deep++; deep_ns += $1; first[$3] = 1 }
-	     $2 != 32 && $1 >= 30000000 { long++; first[$3] = 1 }
+	     $2 != 32 && $1 >= 30000000 && $4 { long++; first[$3] = 1 }
 	     END { for (f in first) nfirst++
 		   print long + 0, deep + 0, deep_ns + 0, nfirst + 0 }' "${tmpdir}/records")
 

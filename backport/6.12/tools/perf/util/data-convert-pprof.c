@@ -604,17 +604,10 @@ static int pprof__grow_totals(struct pprof_convert *c, int nr_evsels)
  */
 static bool pprof__weight_counts(struct pprof_convert *c, struct evsel *evsel)
 {
-	struct perf_env *env = &c->session->header.env;
-	int i;
-
-	if (c->weight_counts < 0) {
-		/* in a pipe the command line comes before the samples */
-		c->weight_counts = 0;
-		for (i = 0; i < env->nr_cmdline; i++) {
-			if (!strcmp(env->cmdline_argv[i], "--bpf-aggr"))
-				c->weight_counts = 1;
-		}
-	}
+	/* in a pipe the command line comes before the samples */
+	if (c->weight_counts < 0)
+		c->weight_counts = perf_env__cmdline_option(&c->session->header.env,
+							    "bpf-aggr");
 	return c->weight_counts && (evsel->core.attr.sample_type & PERF_SAMPLE_WEIGHT);
 }
 
