@@ -13,12 +13,9 @@
 # shellcheck source=lib/perf_check.sh
 . "$(dirname "$0")"/lib/perf_check.sh
 
-if [ "$(id -u)" != 0 ]; then
-	echo "Skip: needs root"
-	exit 2
-fi
-if ! perf version --build-options | grep -q 'bpf_skeletons: \[ on'; then
-	echo "Skip: perf is built without BPF skeletons"
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+if bpf_skel_missing --off-cpu; then
 	exit 2
 fi
 check_setup record_offcpu_stack
