@@ -13,8 +13,6 @@
 #                          one line
 #   base.sh move [VERSION] move the pin to VERSION (default: the newest on
 #                          offer) and check that the series still assembles
-#   base.sh tip            the newest upstream reachable (BASE: TIP_PACKAGE
-#                          from TIP_SUITE), unpinned; prints its directory
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -84,7 +82,7 @@ fetch()
 	fi
 	newest=$(newest_offered)
 	[ -n "$newest" ] || die "Debian ${SUITE:-bookworm} offers no $PACKAGE at all"
-	echo "WARNING: $PACKAGE $VERSION is no longer served and not in $CACHE/debs; using $newest (make move-pin BASE=$BASE moves the pin)" >&2
+	echo "WARNING: $PACKAGE $VERSION is no longer served and not in $CACHE/debs; using $newest (make move-pin moves the pin)" >&2
 	if [ ! -f "$CACHE/base-$newest/PERF-VERSION-FILE" ]; then
 		download "$PACKAGE" "$newest" || die "apt-get download $PACKAGE=$newest failed"
 		extract "$(deb_path "$newest")" "$PACKAGE" "$CACHE/base-$newest"
@@ -105,31 +103,12 @@ move()
 	echo "$SDIR/BASE now pins $PACKAGE $new ($sum)"
 	VERSION=$new SHA256=$sum
 	fetch
-	"$ROOT/scripts/build.sh" --assemble && echo "the series applies on $new; run make check BASE=$BASE"
-}
-
-tip()
-{
-	local version dest
-
-	[ -n "${TIP_PACKAGE:-}" ] || die "BASE=$BASE names no tip (TIP_PACKAGE)"
-	SUITE=$TIP_SUITE
-	apt_suite apt-get update -q >/dev/null 2>&1 || true
-	version=$(newest_offered "$TIP_PACKAGE")
-	[ -n "$version" ] || die "Debian $TIP_SUITE offers no $TIP_PACKAGE"
-	dest=$CACHE/tip-$TIP_PACKAGE-$version
-	if [ ! -f "$dest/PERF-VERSION-FILE" ]; then
-		download "$TIP_PACKAGE" "$version" || die "apt-get download $TIP_PACKAGE=$version failed"
-		note "extracting $TIP_PACKAGE $version (sha256 $(sha256sum "$(deb_path "$version" "$TIP_PACKAGE")" | cut -d' ' -f1))"
-		extract "$(deb_path "$version" "$TIP_PACKAGE")" "$TIP_PACKAGE" "$dest"
-	fi
-	echo "$dest"
+	"$ROOT/scripts/build.sh" --assemble && echo "the series applies on $new; run make check"
 }
 
 mkdir -p "$CACHE/debs"
 case "${1:-fetch}" in
 fetch) fetch ;;
 move) move "${2:-}" ;;
-tip) tip ;;
-*) die "usage: base.sh [fetch | move [VERSION] | tip]" ;;
+*) die "usage: base.sh [fetch | move [VERSION]]" ;;
 esac

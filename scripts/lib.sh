@@ -1,36 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Common settings for the scripts: sourced, not run.
 #
-# Two series live in this repository, each in a series directory that
-# holds BASE (its pin), tools/ (the files it adds), patches/ (its changes to
-# upstream files, in patches/series order) and ci/ (the base tests run with
-# it, the skips this machine kind cannot avoid, the regression baseline):
-#
-#   BASE=7.2   the repository's top: the series posted upstream
-#   BASE=6.12  backport/6.12/: the stable backport (Debian 13, RHEL 10)
-#
-# BASE comes from the environment (make BASE=6.12 ...); 7.2 by default.
+# The repository holds one series directory, its top: BASE (the pin),
+# tools/ (the files the series adds), patches/ (its changes to upstream
+# files, in patches/series order), cover/ and ci/.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BASE=${BASE:-7.2}
-case "$BASE" in
-7.2) SDIR=$ROOT ;;
-*) SDIR=$ROOT/backport/$BASE ;;
-esac
-if [ ! -f "$SDIR/BASE" ]; then
-	echo "$(basename "$0"): no series for BASE=$BASE (known: 7.2 $(cd "$ROOT/backport" && echo *))" >&2
-	exit 1
-fi
+SDIR=$ROOT
 # shellcheck source=../BASE
 . "$SDIR/BASE"
 
 # The bases live outside the source tree; they are shared by every clone.
 CACHE=${PERF_SERIES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perf-bpf-series}
-if [ "$BASE" = 7.2 ]; then
-	BUILD=${PERF_SERIES_BUILD:-$ROOT/build}
-else
-	BUILD=${PERF_SERIES_BUILD:-$ROOT/build/$BASE}
-fi
+BUILD=${PERF_SERIES_BUILD:-$ROOT/build}
 SRC=$BUILD/src			# assembled tree: base + tools/ + patches/
 OBJ=$BUILD/perf			# out-of-tree objects; the perf binary is $OBJ/perf
 PERF=$OBJ/perf
@@ -91,20 +73,6 @@ series_new_files()
 		/^[[:space:]]+[^#[:space:]]/ && (p == "" || cur == p) { print $1 }' "$SERIES_FILE"
 }
 
-# A backport's series directory holds in tools/ only the new files that
-# differ from the upstream series' (the top's tools/); a new file it names
-# and does not hold is the upstream series' file.
-
-# new_file FILE: where the series' new file FILE is
-new_file()
-{
-	if [ -f "$SDIR/$1" ] || [ "$SDIR" = "$ROOT" ]; then
-		echo "$SDIR/$1"
-	else
-		echo "$ROOT/$1"
-	fi
-}
-
 # copy_new_files DIR: every new file of the series into DIR
 copy_new_files()
 {
@@ -112,7 +80,7 @@ copy_new_files()
 
 	for f in $(series_new_files); do
 		mkdir -p "$1/$(dirname "$f")"
-		cp -p "$(new_file "$f")" "$1/$f"
+		cp -p "$SDIR/$f" "$1/$f"
 	done
 }
 
@@ -123,8 +91,7 @@ series_shell_tests()
 }
 
 # series_check: every file under tools/ is added by exactly one patch, and
-# every file the series names is under tools/ (a backport's: or the
-# upstream series')
+# every file the series names is under tools/
 series_check()
 {
 	local listed present f
@@ -136,7 +103,7 @@ series_check()
 	f=$(comm -13 <(echo "$listed") <(echo "$present") | tr '\n' ' ')
 	[ -z "${f// /}" ] || die "files under tools/ that patches/series does not name: $f"
 	for f in $listed; do
-		[ -f "$(new_file "$f")" ] || die "patches/series names $f, which is not under tools/"
+		[ -f "$SDIR/$f" ] || die "patches/series names $f, which is not under tools/"
 	done
 }
 
@@ -145,53 +112,6 @@ series_check()
 git_plain()
 {
 	GIT_CEILING_DIRECTORIES=$(dirname "$PWD") git "$@"
-}
-
-# A guard that takes long (regression, torture) records in ci/passed of
-# the series the id of what it passed: the series' BASE, patches and new
-# files, and the files given (the guard's own script and lists).  With
-# SKIP_UNCHANGED=1 (CI) it is not run again for the same id.
-
-# series_id FILE...: that id
-series_id()
-{
-	local p f
-
-	{
-		cat "$SDIR/BASE"
-		for p in $(series); do
-			cat "$SDIR/patches/$p"
-		done
-		for f in $(series_new_files); do
-			echo "$f"
-			cat "$(new_file "$f")"
-		done
-		cat "$@"
-	} | sha256sum | cut -c1-16
-}
-
-# guard_skip NAME ID: with SKIP_UNCHANGED=1, say that NAME passed for ID
-# already and succeed, if ci/passed says so
-guard_skip()
-{
-	local line
-
-	[ "${SKIP_UNCHANGED:-0}" = 1 ] || return 1
-	line=$(awk -v n="$1" -v id="$2" '$1 == n && $2 == id' "$SDIR/ci/passed" 2>/dev/null)
-	[ -n "$line" ] || return 1
-	echo "$1: not run again, BASE=$BASE unchanged since it passed ($line)"
-}
-
-# guard_passed NAME ID RESULT: record in ci/passed that NAME passed for ID
-guard_passed()
-{
-	local f=$SDIR/ci/passed
-
-	{
-		[ -f "$f" ] && grep -v "^$1 " "$f"
-		echo "$1 $2 $(date -u +%F) $3"
-	} | sort > "$f.new"
-	mv "$f.new" "$f"
 }
 
 # git_base DIR [GITDIR [FROM]]: DIR holds the pristine base (or the tree

@@ -11,10 +11,7 @@
 #       Developer's Certificate of Origin); -v N makes a version N posting
 #   series.sh proof [--no-build]      git am of the export onto the pristine
 #       base applies every patch and reproduces the assembled tree; every
-#       prefix builds, with BPF skeletons and with BUILD_BPF_SKEL=0 DEBUG=1 (with
-#       PROOF_NO_SKEL=last in BASE: the whole series only, without)
-#   series.sh tip                     the same git am onto the newest
-#       upstream reachable (BASE: TIP_PACKAGE), and a build there
+#       prefix builds, with BPF skeletons and with BUILD_BPF_SKEL=0 DEBUG=1
 #   series.sh checkpatch              checkpatch.pl --strict of the base on
 #       every exported patch; errors fail
 #   series.sh table                   per patch: lines changed in upstream
@@ -172,20 +169,6 @@ proof()
 		"$([ "${PROOF_NO_SKEL:-all}" = all ] && echo "every prefix" || echo "the whole series") without"
 }
 
-tip()
-{
-	local dir out=$BUILD/series-proof tipsrc=$BUILD/tip-am
-
-	deps build
-	dir=$("$ROOT/scripts/base.sh" tip)
-	export_series 1 "" "$out" >/dev/null
-	am "$tipsrc" "$out" "$tipsrc/.git" "$dir"
-	build_perf "$tipsrc" "$BUILD/tip-obj" "$BUILD/tip-build.log" ||
-		die "the series does not build on $(basename "$dir")"
-	echo "tip: the series applies with git am to $(basename "$dir") and builds there" \
-		"($("$BUILD/tip-obj/perf" version))"
-}
-
 checkpatch()
 {
 	local cp out=$BUILD/series-checkpatch p errors=0 warnings=0 checks=0 res e w c
@@ -235,7 +218,7 @@ table()
 
 cmd=export
 case "${1:-}" in
-export | proof | tip | checkpatch | table) cmd=$1; shift ;;
+export | proof | checkpatch | table) cmd=$1; shift ;;
 esac
 case "$cmd" in
 export)

@@ -176,14 +176,6 @@ writeback()
 		echo "$name" >> "$tmp/patches/series"
 		sed 's/^/\t/' "$tmp/added" >> "$tmp/patches/series"
 	done
-	# a backport keeps only the new files that differ from the upstream
-	# series' (lib.sh: new_file)
-	if [ "$SDIR" != "$ROOT" ] && [ -d "$tmp/tools" ]; then
-		while IFS= read -r f; do
-			! cmp -s "$tmp/$f" "$ROOT/$f" || rm "$tmp/$f"
-		done < "$tmp/new-files"
-		find "$tmp/tools" -depth -type d -empty -delete
-	fi
 	rm -rf "$out/tools" "$out/patches"
 	mkdir -p "$out/patches"
 	[ ! -d "$tmp/tools" ] || cp -R "$tmp/tools" "$out/tools"
@@ -206,7 +198,7 @@ roundtrip()
 		rm -rf "$tmp"
 		die "FAILED: make + write back changes the series (diff above)"
 	fi
-	echo "roundtrip: ok, BASE=$BASE ($(series | wc -l) patches, $(series_new_files | wc -l) new files)"
+	echo "roundtrip: ok ($(series | wc -l) patches, $(series_new_files | wc -l) new files)"
 	rm -rf "$tmp"
 }
 
