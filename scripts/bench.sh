@@ -8,8 +8,8 @@
 #
 # Environment: BENCH_ROUNDS=N (timed rounds; each scenario has a default;
 # 0: none), BENCH_STATS_ROUNDS=N (rounds of the BPF statistics pass; a
-# scenario may have a default, else 1; 0: none), BENCH_PROFILE=1 (a
-# profile pass, below), BENCH_OUT=DIR (where the table and chart go,
+# scenario may have a default, else 1; 0: none), BENCH_OUT=DIR (where
+# the table and chart go,
 # default Documentation/bench).
 #
 # A scenario file is sourced.  It sets BENCH_TITLE (and optionally
@@ -22,7 +22,7 @@
 # Cases run alternately within each round, in reverse order every other
 # round, so drift of the machine hits all of them alike; before the
 # baseline in each round a fixed computation (an awk loop, on
-# BENCH_PROFILE_CPUS, the CPUs the scenario pins to, if it sets it) is
+# BENCH_CPUS, the CPUs the scenario pins to, if it sets it) is
 # timed in user CPU time, and its spread, given under the table, is the
 # machine's own.  A scenario sourcing another can drop the cases that one
 # declared with bench_cases_reset.  The table shows
@@ -33,23 +33,11 @@
 # in the same way, with kernel.bpf_stats_enabled=1 (not timed: the
 # statistics cost two clock reads per program run) and the table lists,
 # per BPF program the case's processes hold, its runs and ns per run
-# (median, min and max over the rounds).  With BENCH_PROFILE=1 every case
-# runs once more under perf record -a (-C BENCH_PROFILE_CPUS if the scenario
-# sets it) and the table lists the symbols taking the most samples, kernel
-# and user, of each case.  Results go to
-# Documentation/bench/SCENARIO.md (Documentation/bench/7.2/ for the 7.2
-# series) and a bar chart to SCENARIO.png.
+# (median, min and max over the rounds).  Results go to
+# Documentation/bench/SCENARIO.md and a bar chart of the ratios to the
+# baseline to SCENARIO.png.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-
-# the scenarios of features not on the 7.2 series yet run on the 6.12
-# backport (all: each scenario decides)
-ported_72="trace-summary stat-bpf-counters offcpu record-aggr"
-if [ "$BASE" = 7.2 ] && [ $# = 1 ] && [ "$1" != all ] &&
-   ! echo " $ported_72 " | grep -q " $1 "; then
-	note "$1: its feature is not on the 7.2 series yet: running on the 6.12 backport"
-	BASE=6.12 exec "$0" "$@"
-fi
 
 scenarios()
 {
@@ -110,7 +98,7 @@ old_bpf_stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
 cleanup()
 {
 	echo "$old_bpf_stats" > /proc/sys/kernel/bpf_stats_enabled
-	rm -f "$results" "$results.err" "$results.prog" "$results.ref" "$stats" "${profile:-}"
+	rm -f "$results" "$results.err" "$results.prog" "$results.ref" "$stats"
 	if declare -F bench_teardown >/dev/null; then
 		bench_teardown
 	fi
@@ -125,7 +113,7 @@ fi
 # before the baseline of every round: as many values, taken as the
 # baseline's are, so that the two spreads compare.
 reference_cmd="awk 'BEGIN { for (i = 0; i < 1e7; i++) s += i }'"
-[ -n "${BENCH_PROFILE_CPUS:-}" ] && reference_cmd="taskset -c $BENCH_PROFILE_CPUS $reference_cmd"
+[ -n "${BENCH_CPUS:-}" ] && reference_cmd="taskset -c $BENCH_CPUS $reference_cmd"
 reference_ms()
 {
 	local LC_ALL=C TIMEFORMAT=%3U t
@@ -172,27 +160,7 @@ if [ "$BENCH_STATS_ROUNDS" -gt 0 ]; then
 	echo "$old_bpf_stats" > /proc/sys/kernel/bpf_stats_enabled
 fi
 
-# The profile pass: where the time of each case goes, kernel side included.
-profile=$(mktemp)
-if [ "${BENCH_PROFILE:-0}" = 1 ]; then
-	for i in "${!case_names[@]}"; do
-		echo "profile: ${case_names[$i]}" >&2
-		perf record -q -a ${BENCH_PROFILE_CPUS:+-C "$BENCH_PROFILE_CPUS"} -e cpu-clock -F 4999 \
-			-o "$profile.data" 2>/dev/null &
-		ppid=$!
-		bash -c "${case_cmds[$i]}" >/dev/null 2>"$results.err" ||
-			die "case '${case_names[$i]}' failed: $(tail -3 "$results.err")"
-		kill -INT "$ppid"
-		wait "$ppid" || true
-		perf report -i "$profile.data" --stdio --sort sym -g none --percent-limit 2 2>/dev/null |
-			awk -v i="$i" '$1 ~ /%$/ { sub(/%/, "", $1); print i, $0 }' >> "$profile"
-	done
-	rm -f "$profile.data" "$profile.data.old"
-fi
-
-# the 7.2 series' figures beside the backport's
 out_dir=${BENCH_OUT:-$ROOT/Documentation/bench}
-[ -n "${BENCH_OUT:-}" ] || [ "$BASE" != 7.2 ] || out_dir=$out_dir/7.2
 out_md=$out_dir/$scenario.md
 out_png=$out_dir/$scenario.png
 mkdir -p "$out_dir"
@@ -202,13 +170,13 @@ floors_of=$(printf '%s\n' "${case_floors[@]}")
 NAMES=$names CMDS=$cmds CASE_FLOORS=$floors_of TITLE=$BENCH_TITLE FLOORS=$BENCH_FLOORS ROUNDS=$BENCH_ROUNDS \
 STATS_ROUNDS=$BENCH_STATS_ROUNDS START=$start SCENARIO=$scenario KERNEL=$(uname -r) \
 PERFV=$("$PERF" version) LOAD="$load_start -> $load_end" SETUP=${BENCH_SETUP_NOTE:-} \
-PROFILE_CPUS=${BENCH_PROFILE_CPUS:-all} SPREAD_MAX=${BENCH_SPREAD_MAX:-} \
+SPREAD_MAX=${BENCH_SPREAD_MAX:-} \
 REFERENCE_CMD=$reference_cmd \
-/usr/bin/python3 - "$results" "$stats" "$out_md" "$out_png" "$profile" "$results.ref" <<'PYEOF'
+/usr/bin/python3 - "$results" "$stats" "$out_md" "$out_png" "$results.ref" <<'PYEOF'
 import os, statistics, sys
 from collections import OrderedDict
 
-res, stats, out_md, out_png, profile, ref = sys.argv[1:7]
+res, stats, out_md, out_png, ref = sys.argv[1:6]
 env = os.environ
 names = env["NAMES"].split("\n")
 cmds = env["CMDS"].split("\n")
@@ -328,14 +296,6 @@ with open(out_md, "w") as f:
                 "(which include the statistics' own two clock reads per run).\n\n"
                 % env["STATS_ROUNDS"])
         f.write(stats_table + "\n\n")
-    prof = [l.split(None, 2) for l in open(profile)] if os.path.exists(profile) else []
-    if prof:
-        f.write("## Profile\n\nA separate pass: each case once under `perf record -a%s -e "
-                "cpu-clock -F 4999`; symbols with at least 2%% of the samples ([k] kernel, "
-                "[.] user).\n\n" % ("" if env["PROFILE_CPUS"] == "all" else
-                                      " -C " + env["PROFILE_CPUS"]))
-        f.write(table(["case", "% samples", "symbol"],
-                      [[names[int(i)], p, sym.strip()] for i, p, sym in prof]) + "\n\n")
     f.write("## Commands\n\n")
     for n, c in zip(names, cmds):
         f.write("- %s: `%s`\n" % (n, c.strip()))
@@ -348,20 +308,25 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(names)), 4.5))
-    ys = [med.get((i, primary), 0) for i in range(len(names))]
-    lo = [y - min(vals.get((i, primary), [y])) for i, y in enumerate(ys)]
-    hi = [max(vals.get((i, primary), [y])) - y for i, y in enumerate(ys)]
+    # ratios to the baseline, min to max; on a log scale where the cases
+    # differ by orders of magnitude, or the small ones cannot be read
+    ys = [med.get((i, primary), 0) / base if base else 0 for i in range(len(names))]
+    lo = [y - min(vals.get((i, primary), [y * base])) / base for i, y in enumerate(ys)]
+    hi = [max(vals.get((i, primary), [y * base])) / base - y for i, y in enumerate(ys)]
     colors = ["#888" if i == 0 else "#c93" if n in floors else "#3a7"
               for i, n in enumerate(names)]
     bars = ax.bar(range(len(names)), ys, color=colors, yerr=[lo, hi], capsize=3,
                   error_kw={"elinewidth": 0.8})
+    pos = [y for y in ys if y > 0]
+    if pos and max(pos) / min(pos) > 20:
+        ax.set_yscale("log")
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel(primary + " (median, min-max)")
+    ax.set_ylabel("%s, x %s (median, min-max)" % (primary, names[0]))
     ax.set_title(env["TITLE"], fontsize=9)
     for b, y, h in zip(bars, ys, hi):
-        ax.annotate("%.2fx" % (y / base) if base else "",
-                    (b.get_x() + b.get_width() / 2, y + h), ha="center", va="bottom", fontsize=7)
+        ax.annotate("%.2fx" % y, (b.get_x() + b.get_width() / 2, y + h), ha="center",
+                    va="bottom", fontsize=7)
     fig.tight_layout()
     fig.savefig(out_png, dpi=110)
 except ImportError as e:

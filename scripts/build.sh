@@ -10,6 +10,8 @@
 # build recompiles only what changed.
 #
 # Usage: build.sh [--assemble]   (--assemble: the tree only, no build)
+#        build.sh --install PREFIX   build, then perf's own 'make install'
+#                                    with prefix=PREFIX
 #        SERIES=none build.sh    the unpatched base (scripts/regression.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -83,3 +85,10 @@ for key in $BUILD_OPTIONS; do
 		die "perf was built without $key: $(grep -E "^ *$key:" <<< "$opts" || echo missing)"
 done
 echo "built $PERF ($("$PERF" version), base $PACKAGE $(current_version))"
+[ "${1:-}" = --install ] || exit 0
+
+# the same make flags as the build, so that install builds nothing
+prefix=$(realpath -m "${2:?build.sh --install PREFIX}")
+make -C "$SRC/tools/perf" O="$OBJ" -j"$JOBS" "${PERF_MAKE[@]}" prefix="$prefix" install \
+	> "$BUILD/install.log" 2>&1 || die "make install failed, full log in $BUILD/install.log"
+echo "installed $prefix/bin/perf ($("$prefix/bin/perf" version))"

@@ -11,17 +11,9 @@
 #       counted in the kernel (perf record --bpf-aggr), converted with perf
 #       data convert --to-pprof and read by go tool pprof, whose -svg call
 #       graph goes to Documentation/pprof-bpf-aggr.svg (or OUTPUT.svg)
-#
-# The headline demo runs on either base (the 7.2 trace series makes the
-# BPF summary the default); the pprof example, whose --bpf-aggr is not on
-# the 7.2 series yet, runs on the 6.12 backport, and says so.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if [ "$BASE" = 7.2 ] && [ "${1:-}" = pprof ]; then
-	echo "--bpf-aggr and --to-pprof are not on the 7.2 series yet: running the example on the 6.12 backport."
-	BASE=6.12 exec "$0" "$@"
-fi
 [ "$(id -u)" = 0 ] || die "the demo loads BPF programs and needs root"
 "$ROOT/scripts/build.sh" >/dev/null || die "build failed"
 mount_fs

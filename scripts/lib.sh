@@ -200,6 +200,7 @@ pkgs_build="gcc make git patch rsync xz-utils bc flex bison pkg-config clang llv
 	libunwind-dev libnuma-dev libssl-dev libpfm4-dev systemtap-sdt-dev ${DEPS_BUILD:-}"
 pkgs_test="gcc-multilib strace util-linux procps psmisc python3 file bpftool golang-go"
 pkgs_bench="bpftrace strace python3-matplotlib bpftool util-linux graphviz golang-go"
+pkgs_kernels="qemu-system-x86 busybox-static binutils"
 
 # deps GROUP...: install the Debian packages of the groups (as root), or
 # name them and fail (not root)

@@ -26,7 +26,7 @@ run_suite()
 	list=$(cd "$src/tools/perf" && "$perf" test list 2>/dev/null)
 	skip=$({
 		for f in $(series_shell_tests); do
-			test_number "$list" "$(new_file "$f")"
+			test_number "$list" "$SDIR/$f"
 		done
 		sed -n 's/^!\([^ ]*\) .*/\1/p' "$SDIR/ci/feature-tests" | while read -r f; do
 			test_number "$list" "$src/tools/perf/tests/shell/$f"
@@ -76,8 +76,6 @@ if [ "${1:-}" = --baseline ]; then
 fi
 
 [ -f "$list" ] || die "no $list; run $0 --baseline first"
-id=$(series_id "$0" "$ROOT/scripts/lib.sh" "$ROOT/scripts/build.sh" "$list" "$SDIR/ci/feature-tests")
-! guard_skip regression "$id" || exit 0
 "$ROOT/scripts/build.sh" >/dev/null || die "build failed"
 log=$BUILD/regression.log
 t0=$(date +%s)
@@ -111,5 +109,4 @@ if [ "$lost" != 0 ]; then
 	grep -F -f "$BUILD/regression.lost" "$log" | sed 's/^/    /'
 fi
 echo "regression: $((want - lost)) passed, $lost failed (of $want base tests, ${secs} s, log: $log)"
-[ "$lost" = 0 ] || exit 1
-guard_passed regression "$id" "$want/$want"
+[ "$lost" = 0 ]

@@ -9,9 +9,10 @@
 #       files included, From: and Signed-off-by: the git config identity
 #       (a placeholder identity is refused: the sign-off certifies the
 #       Developer's Certificate of Origin); -v N makes a version N posting
-#   series.sh proof [--no-build]      git am of the export onto the pristine
-#       base applies every patch and reproduces the assembled tree; every
-#       prefix builds, with BPF skeletons and with BUILD_BPF_SKEL=0 DEBUG=1
+#   series.sh proof [--no-build | --skel | --no-skel]
+#       git am of the export onto the pristine base applies every patch
+#       and reproduces the assembled tree; every prefix builds, with BPF
+#       skeletons and with BUILD_BPF_SKEL=0 DEBUG=1 (or one of the two)
 #   series.sh checkpatch              checkpatch.pl --strict of the base on
 #       every exported patch; errors fail
 #   series.sh table                   per patch: lines changed in upstream
@@ -119,54 +120,74 @@ build_perf()
 
 # The proof works in the build tree itself ($SRC, the repository outside
 # it): the base, git am of the export, then the assembled tree synced over
-# it by content must change nothing.  The prefixes are built without BPF
-# skeletons in an object tree of their own, then with them in $OBJ, the
-# last one being the whole series: 'make' and 'make check' find perf built.
-# A checkout changes only the files a patch touches, so each build
+# it by content must change nothing.  Every prefix is built with BPF
+# skeletons in $OBJ, the last one being the whole series: 'make' and
+# 'make check' find perf built.  Then, in a clone of its own so that
+# 'make check' can run in $SRC meanwhile, every prefix is built without
+# them.  A checkout changes only the files a patch touches, so each build
 # recompiles only what the patch changed.
-proof()
+#
+# proof_builds SKEL SRCDIR OBJDIR: every prefix of the repository in SRCDIR
+proof_builds()
 {
-	local build=1 out=$BUILD/series-proof gitdir=$BUILD/series-proof.git k c n skel t0 obj
-	local g=(git -C "$SRC" --git-dir="$gitdir" --work-tree="$SRC")
+	local skel=$1 src=$2 obj=$3 k=0 n c t0
+	local g=(git -C "$src" --git-dir="$4" --work-tree="$src")
 
-	[ "${1:-}" != --no-build ] || build=0
-	deps build
-	"$ROOT/scripts/base.sh"
-	export_series 1 "" "$out" >/dev/null
-	am "$SRC" "$out" "$gitdir"
-	"$ROOT/scripts/build.sh" --assemble
-	if [ -n "$("${g[@]}" status --porcelain --untracked-files=all --ignored=matching)" ]; then
-		"${g[@]}" status --short --untracked-files=all --ignored=matching >&2
-		die "the series applied by git am differs from the assembled tree (above: what assembling changed)"
-	fi
-	echo "series-proof: the tree after git am is identical to the assembled tree"
-	[ $build = 1 ] || return 0
-
-	n=$("${g[@]}" rev-list --count base..HEAD)
-	for skel in 0 1; do
-		obj=$BUILD/series-proof-obj0
-		[ $skel = 0 ] || obj=$OBJ
-		k=0
-		for c in $("${g[@]}" rev-list --reverse base..HEAD); do
-			k=$((k + 1))
-			# PROOF_NO_SKEL=last (BASE): without skeletons, the whole
-			# series only, where every prefix would not fit CI's time
-			[ $skel = 1 ] || [ "${PROOF_NO_SKEL:-all}" = all ] || [ $k = "$n" ] || continue
-			"${g[@]}" checkout -q "$c"
-			t0=$SECONDS
-			# without skeletons in perf's DEBUG=1 configuration (-O0 -g,
-			# asserts on), another configuration upstream builds: a
-			# full build takes 133 s, not 185 s (7.2, -j3 on 2 CPUs);
-			# -O3's warnings come with the skeletons
-			build_perf "$SRC" "$obj" "$BUILD/series-proof-build.log" BUILD_BPF_SKEL=$skel \
-				$([ $skel = 1 ] || echo DEBUG=1) ||
-				die "prefix $k/$n does not build with BUILD_BPF_SKEL=$skel: $("${g[@]}" log -1 --format=%s)"
-			echo "series-proof: prefix $k/$n builds, BUILD_BPF_SKEL=$skel ($((SECONDS - t0)) s): $("${g[@]}" log -1 --format=%s)"
-		done
+	n=$("${g[@]}" rev-list --count base..work)
+	for c in $("${g[@]}" rev-list --reverse base..work); do
+		k=$((k + 1))
+		"${g[@]}" checkout -q "$c"
+		t0=$SECONDS
+		# without skeletons in perf's DEBUG=1 configuration (-O0 -g,
+		# asserts on), another configuration upstream builds, and a
+		# quicker one; -O3's warnings come with the skeletons
+		build_perf "$src" "$obj" "$BUILD/series-proof-build$skel.log" BUILD_BPF_SKEL="$skel" \
+			$([ "$skel" = 1 ] || echo DEBUG=1) ||
+			die "prefix $k/$n does not build with BUILD_BPF_SKEL=$skel: $("${g[@]}" log -1 --format=%s)"
+		echo "series-proof: prefix $k/$n builds, BUILD_BPF_SKEL=$skel ($((SECONDS - t0)) s): $("${g[@]}" log -1 --format=%s)"
 	done
 	"${g[@]}" checkout -q work
-	echo "series-proof: ok, $n patches apply with git am and every prefix builds with BPF skeletons," \
-		"$([ "${PROOF_NO_SKEL:-all}" = all ] && echo "every prefix" || echo "the whole series") without"
+}
+
+# proof [--no-build | --skel | --no-skel]: all of it, or a part
+proof()
+{
+	local what=${1:-all} out=$BUILD/series-proof gitdir=$BUILD/series-proof.git
+	local src0=$BUILD/series-proof-src0
+	local g=(git -C "$SRC" --git-dir="$gitdir" --work-tree="$SRC")
+
+	deps build
+	if [ "$what" != --no-skel ]; then
+		"$ROOT/scripts/base.sh"
+		export_series 1 "" "$out" >/dev/null
+		am "$SRC" "$out" "$gitdir"
+		"$ROOT/scripts/build.sh" --assemble
+		if [ -n "$("${g[@]}" status --porcelain --untracked-files=all --ignored=matching)" ]; then
+			"${g[@]}" status --short --untracked-files=all --ignored=matching >&2
+			die "the series applied by git am differs from the assembled tree (above: what assembling changed)"
+		fi
+		echo "series-proof: the tree after git am is identical to the assembled tree"
+	fi
+	case "$what" in
+	--no-build) return 0 ;;
+	all | --skel) proof_builds 1 "$SRC" "$OBJ" "$gitdir" ;;
+	esac
+	case "$what" in
+	all | --no-skel)
+		[ -d "$gitdir" ] || die "no $gitdir: run series.sh proof --skel first"
+		rm -rf "$src0"
+		git clone -q --no-checkout "$gitdir" "$src0"
+		git -C "$src0" branch -q -f work origin/work
+		git -C "$src0" tag -f base "$(git --git-dir="$gitdir" rev-parse base)" >/dev/null
+		proof_builds 0 "$src0" "$BUILD/series-proof-obj0" "$src0/.git" ;;
+	esac
+	case "$what" in
+	all) what="with and without BPF skeletons" ;;
+	--skel) what="with BPF skeletons" ;;
+	--no-skel) what="without BPF skeletons" ;;
+	esac
+	echo "series-proof: ok, $("${g[@]}" rev-list --count base..work) patches apply with git am" \
+		"and every prefix builds $what"
 }
 
 checkpatch()

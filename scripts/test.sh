@@ -9,88 +9,8 @@
 # cannot run the test.
 #
 # Usage: test.sh [NAME-FRAGMENT ...]    (default: all)
-#        test.sh --loop RUNS [--load]   all of it RUNS times in a row, as CI
-#            runs it; --load with 'perf bench sched messaging' looping on
-#            every CPU meanwhile.  A line per run, a line per test that
-#            failed at least once, then "N passed, N failed" counting runs;
-#            the logs of a failed run stay in build/check-loop/run-N/.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-
-# loop RUNS [--load]
-loop()
-{
-	local runs=$1 load=0 out=$BUILD/check-loop pass=0 fail=0 i t0 rc secs loadavg summary bad t
-
-	[ "${2:-}" != --load ] || load=1
-	case "$runs" in
-	'' | *[!0-9]* | 0) die "RUNS must be a positive number, not '$runs'" ;;
-	esac
-	"$ROOT/scripts/build.sh" >/dev/null || die "build failed"
-	rm -rf "$out"
-	mkdir -p "$out"
-	# the loader and the run under way each have a session of their own,
-	# so that stopping the loop stops every process of theirs: a perf test
-	# left behind without its parent was found spinning on a CPU
-	loader= tests=
-	stop_group()
-	{
-		[ -n "$1" ] || return 0
-		pkill -KILL -s "$1" 2>/dev/null
-		wait "$1" 2>/dev/null
-	}
-	stop_all()
-	{
-		stop_group "$tests"
-		stop_group "$loader"
-		tests= loader=
-	}
-	trap stop_all EXIT
-	trap "exit 1" TERM INT
-	if [ $load = 1 ]; then
-		setsid bash -c "while :; do '$PERF' bench sched messaging -g 10 -l 2000 >/dev/null 2>&1; done" &
-		loader=$!
-	fi
-	declare -A failed_in
-	for i in $(seq 1 "$runs"); do
-		t0=$SECONDS
-		CI=true setsid "$0" > "$out/run.log" 2>&1 &
-		tests=$!
-		wait "$tests"
-		rc=$?
-		tests=
-		secs=$((SECONDS - t0))
-		loadavg=$(cut -d' ' -f1 /proc/loadavg)
-		summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/run.log" | tail -1)
-		bad=$(sed -n 's/^FAIL \([^ :]*\).*/\1/p' "$out/run.log" | tr '\n' ' ')
-		if [ $rc = 0 ] && [ -n "$summary" ]; then
-			pass=$((pass + 1))
-			echo "run $i: ok, $summary, ${secs} s, load $loadavg"
-		else
-			fail=$((fail + 1))
-			echo "run $i: FAILED, ${summary:-no summary}, ${secs} s, load $loadavg: ${bad:-exit $rc}"
-			mkdir -p "$out/run-$i"
-			cp "$out/run.log" "$out/run-$i/"
-			cp -r "$BUILD/test-logs/." "$out/run-$i/" 2>/dev/null
-			for t in $bad; do
-				failed_in[$t]="${failed_in[$t]:-}$i "
-			done
-		fi
-	done
-	rm -f "$out/run.log"
-	stop_all
-	for t in "${!failed_in[@]}"; do
-		echo "failed: $t in run(s) ${failed_in[$t]}"
-	done
-	echo "$pass passed, $fail failed"
-	[ $fail = 0 ]
-}
-
-if [ "${1:-}" = --loop ]; then
-	shift
-	loop "$@"
-	exit
-fi
 
 "$ROOT/scripts/build.sh" >/dev/null || die "build failed"
 deps test

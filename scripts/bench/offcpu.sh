@@ -13,11 +13,10 @@
 #   - under perf record -e dummy without --off-cpu: what perf record's
 #     own event on the tasks costs at each of their switches, paid by
 #     every --off-cpu case below and by neither floor;
-#   - under the base's perf record --off-cpu (the base, 6.12 or 7.2,
-#     without the series, built once into build/unpatched/ (BASE=6.12:
-#     build/6.12/unpatched/) by scripts/build.sh SERIES=none, or
-#     BENCH_BASE_PERF=path); on 7.2, whose base has --off-cpu-thresh, with
-#     every interval dumped too (threshold 0);
+#   - under the base's perf record --off-cpu (the base without the
+#     series, built once into build/unpatched/ by scripts/build.sh
+#     SERIES=none, or BENCH_BASE_PERF=path), also with every interval
+#     dumped (threshold 0);
 #   - under this series' perf record --off-cpu with the former behaviour (a
 #     huge threshold: every interval summed in BPF, written at the end),
 #     the default threshold (500 ms) and every interval dumped (threshold
@@ -38,7 +37,7 @@ export OFFCPU_MSG_LOOPS=${OFFCPU_MSG_LOOPS:-0}
 OFFCPU_CPU=$(($(nproc) > 1 ? 1 : 0))
 export OFFCPU_CPU
 export OFFCPU_SRC=$ROOT/scripts/bench/offcpu
-BENCH_PROFILE_CPUS=$OFFCPU_CPU
+BENCH_CPUS=$OFFCPU_CPU
 export BENCH_BASE_PERF=${BENCH_BASE_PERF:-$BUILD/unpatched/perf/perf}
 
 # Off-cpu time per user stack and task, as perf record --off-cpu keeps it.
@@ -52,21 +51,15 @@ tracepoint:sched:sched_switch /@start[args->next_pid]/ {
 	delete(@stack[args->next_pid]);
 }'
 
-# the floors and the base's perf; offcpu-split.sh uses it too
-offcpu_setup()
+bench_setup()
 {
 	bench_build_floors
 	if [ ! -x "$BENCH_BASE_PERF" ]; then
-		echo "building the base's perf ($BASE without the series) into $BUILD/unpatched" >&2
+		echo "building the base's perf (without the series) into $BUILD/unpatched" >&2
 		# build.sh's final check wants the series' features: the binary is what counts
 		SERIES=none PERF_SERIES_BUILD=$BUILD/unpatched "$ROOT/scripts/build.sh" >&2 || true
 		[ -x "$BENCH_BASE_PERF" ] || die "cannot build the base's perf"
 	fi
-}
-
-bench_setup()
-{
-	offcpu_setup
 }
 
 # Usage: offcpu_run none|bpftrace|floor-NAME|dummy|base|THRESH_MSEC
@@ -133,11 +126,9 @@ bench_case untraced "offcpu_run none"
 bench_case "tp_btf sched_switch empty (floor)" "offcpu_run floor-sched_switch_empty"
 bench_case "user stack walk only (floor)" "offcpu_run floor-sched_switch_ustack"
 bench_case "perf record -e dummy, no --off-cpu" "offcpu_run dummy"
-bench_case "base $BASE --off-cpu" "offcpu_run base"
+bench_case "base --off-cpu" "offcpu_run base"
 bench_case "--off-cpu, former (thresh huge)" "offcpu_run 1000000000"
 bench_case "--off-cpu (default 500 ms)" "offcpu_run 500"
 bench_case "--off-cpu-thresh=0" "offcpu_run 0"
-if [ "$BASE" != 6.12 ]; then
-	bench_case "base $BASE --off-cpu-thresh=0" "offcpu_run base-0"
-fi
+bench_case "base --off-cpu-thresh=0" "offcpu_run base-0"
 bench_case "bpftrace ustack per switch" "offcpu_run bpftrace"

@@ -28,7 +28,7 @@ BENCH_FLOORS="raw_tp sched_switch empty (floor)"
 export BENCH_PIPE_LOOPS=${BENCH_PIPE_LOOPS:-100000}
 BENCH_PIPE_CPU=$(($(nproc) > 1 ? 1 : 0))
 export BENCH_PIPE_CPU
-BENCH_PROFILE_CPUS=$BENCH_PIPE_CPU
+BENCH_CPUS=$BENCH_PIPE_CPU
 
 bench_setup()
 {

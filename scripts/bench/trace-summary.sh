@@ -11,9 +11,9 @@
 # loop of N calls and a loop of 0 calls, so the tracer's own start (BPF load,
 # bpftrace compile) and stop are not in it; the primary figure is the CPU
 # time of the loop, which on a shared machine does not include waiting for
-# a CPU.  The slow user-space tracers run fewer calls.  On 7.2 (BASE=7.2)
-# upstream's system-wide --bpf-summary, built from the same base without
-# the series, runs beside ours with -a.
+# a CPU.  The slow user-space tracers run fewer calls.  Upstream's
+# system-wide --bpf-summary, built from the same base without the series,
+# runs beside ours with -a.
 . "$ROOT/scripts/bench/lib.sh"
 
 BENCH_TITLE="getppid loop: ns per call added by syscall statistics"
@@ -26,17 +26,14 @@ slow_calls=${BENCH_SLOW_CALLS:-200000}
 export BENCH_TS_SRC=$ROOT/scripts/bench/trace-summary
 export BENCH_TS_PERF=$OBJ/perf
 
-# On 7.2, upstream's own --bpf-summary (system wide only) beside ours: the
-# same base built without the series
-upstream=
-if [ "$BASE" = 7.2 ]; then
-	upstream=$BUILD/unpatched/perf/perf
-fi
+# upstream's own --bpf-summary (system wide only) beside ours: the same
+# base built without the series
+upstream=$BUILD/unpatched/perf/perf
 
 bench_setup()
 {
 	bench_build_floors "$BENCH_TS_SRC/tp_btf_floor.bpf.c" "$BENCH_TS_SRC/tp_btf_clock.bpf.c"
-	if [ -n "$upstream" ] && [ ! -x "$upstream" ]; then
+	if [ ! -x "$upstream" ]; then
 		SERIES=none PERF_SERIES_BUILD=$BUILD/unpatched "$ROOT/scripts/build.sh" >/dev/null ||
 			die "building the unpatched base failed"
 	fi
@@ -50,11 +47,9 @@ clock="\$BENCH_FLOOR_DIR/floor \$BENCH_FLOOR_DIR/tp_btf_clock.bpf.o"
 bench_case untraced "$(inner "$calls")"
 bench_case "tp_btf empty (floor)" "$floor $(inner "$calls")"
 bench_case "tp_btf + 2 clock reads (timer floor)" "$clock $(inner "$calls")"
-if [ -n "$upstream" ]; then
-	bench_case "upstream 7.2: perf trace -as --bpf-summary" \
-		"$upstream trace -as --bpf-summary -o /dev/null -- $(inner "$calls")"
-	bench_case "perf trace -as" "perf trace -as -o /dev/null -- $(inner "$calls")"
-fi
+bench_case "upstream: perf trace -as --bpf-summary" \
+	"$upstream trace -as --bpf-summary -o /dev/null -- $(inner "$calls")"
+bench_case "perf trace -as" "perf trace -as -o /dev/null -- $(inner "$calls")"
 for mode in total thread cgroup; do
 	bench_case "perf trace -s --bpf-summary --summary-mode=$mode" \
 		"perf trace -s --bpf-summary --summary-mode=$mode -o /dev/null -- $(inner "$calls")"

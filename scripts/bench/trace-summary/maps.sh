@@ -6,7 +6,7 @@
 # total and the three largest maps.  bpftool names the maps.
 #
 # Usage: scripts/bench/trace-summary/maps.sh [PERF [LABEL]]
-#   PERF: the perf binary (default: build/perf/perf of BASE, see lib.sh)
+#   PERF: the perf binary (default: build/perf/perf, see lib.sh)
 #   LABEL: what to call it in the table (default: its version)
 set -uo pipefail
 . "$(dirname "$0")/../../lib.sh"
