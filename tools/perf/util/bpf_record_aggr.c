@@ -247,7 +247,7 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 
 	if (record_aggr__parse_entries(nr_entries_str, &nr_entries))
 		return -EINVAL;
-	if (perf_cap__check_bpf_skel("--bpf-aggr"))
+	if (perf_cap__check_bpf_skel("--bpf-aggr", 0))
 		return -EPERM;
 	if (record_aggr__check_opts(opts))
 		return -EINVAL;
