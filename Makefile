@@ -19,6 +19,7 @@ help:
 	@echo "  demo          build and run the headline demo"
 	@echo "  install       build and install perf under prefix=DIR (default \$$HOME), as perf's own does"
 	@echo "  bench         run a benchmark scenario (SCENARIO=name, scripts/bench/)"
+	@echo "  kernels       boot Debian's kernels in qemu with perf and smoke every feature (KERNELS=6.1,7.2)"
 	@echo "  series        export the series for posting: build/series/NN-name/, one dir per series"
 	@echo "  series-proof  git am the export onto the pristine base, compare, build every prefix"
 	@echo "  checkpatch    checkpatch.pl --strict of the base on every exported patch"
@@ -40,6 +41,9 @@ install:
 
 bench: build
 	@scripts/bench.sh $(SCENARIO)
+
+kernels: build
+	@scripts/kernels/boot.sh
 
 series:
 	@scripts/series.sh export

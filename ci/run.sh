@@ -3,7 +3,8 @@
 # What CI runs on a clean clone: the edit-loop round trip, checkpatch, the
 # proof that the exported series applies with git am to the pristine base
 # and that every prefix builds (with BPF skeletons, then without), the
-# README's test command (build + all tests) and upstream's regression
+# README's test command (build + all tests), the features on Debian's
+# kernels in qemu (make kernels, three of them) and upstream's regression
 # suite.  Every guard runs every time.
 #
 # The proof with skeletons leaves perf built from the whole series, so
@@ -62,6 +63,7 @@ step scripts/series.sh proof --no-skel
 wait $checker
 read -r rc secs < "$log.rc"
 check_count "$log" "$rc" "$secs"
+step make kernels KERNELS=5.10,6.1,7.3
 step make regression
 
 echo "=== CI took $((SECONDS - t_all)) s ==="

@@ -51,6 +51,7 @@
 #include "util/record.h"
 #include "util/session.h"
 #include "util/synthetic-events.h"
+#include "util/util.h"
 
 #include "bpf_skel/record_aggr_data.h"
 #include "bpf_skel/record_aggr.skel.h"
@@ -164,7 +165,33 @@ static int record_aggr__check_sample_type(struct evsel *evsel)
 			return -EINVAL;
 		}
 	}
+
+	/* an event's max-stack term would undo record_aggr__max_stack() */
+	if ((evsel->core.attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    (!evsel->core.attr.sample_max_stack ||
+	     evsel->core.attr.sample_max_stack > RECORD_AGGR_STACK_DEPTH - 1)) {
+		pr_err("--bpf-aggr keeps call chains of at most %d frames: %s asks for more (max-stack)\n",
+		       RECORD_AGGR_STACK_DEPTH - 1, evsel__name(evsel));
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/*
+ * With a call graph, bpf_get_stackid() takes the event's call chain, one
+ * context marker and up to max-stack frames for each of the kernel and the
+ * user stack, and stores them in the stack map, whose values have room for
+ * RECORD_AGGR_STACK_DEPTH.  Kernels that do not bound the chain by that
+ * room (Linux 6.1.176 is one) overflow the map's bucket with the chain of
+ * the default max-stack, 127, and crash when the map is read.  Keep the
+ * chain within the room.
+ */
+static void record_aggr__max_stack(void)
+{
+	u16 max_stack = min(sysctl__max_stack(), RECORD_AGGR_STACK_DEPTH - 1);
+
+	if (!callchain_param.max_stack || callchain_param.max_stack > max_stack)
+		callchain_param.max_stack = max_stack;
 }
 
 /*
@@ -251,6 +278,8 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 		return -EPERM;
 	if (record_aggr__check_opts(opts))
 		return -EINVAL;
+	if (callchain_param.enabled)
+		record_aggr__max_stack();
 	if (!opts->use_clockid) {
 		struct timespec res;
 
