@@ -43,12 +43,8 @@ base_dir()
 	echo "$CACHE/base-$(current_version)"
 }
 
-# patches/series: one line per patch of patches/, in order; under a patch,
-# indented lines name the new files (tools/...) that patch adds.  tools/
-# holds every new file as the whole series leaves it; a later patch that
-# changes a new file carries that change in its patches/ file.  A line
-# "# series: NAME" starts a series that is posted on its own (fixes, then
-# one per feature); its cover letter is Documentation/cover-letter/NAME.txt.
+# patches/series: the patches in order, under each the new files it adds;
+# "# series: NAME" starts a posted series (Documentation/design.md)
 SERIES_FILE=${SERIES_FILE:-$SDIR/patches/series}
 
 # series: the patches in order
@@ -184,22 +180,20 @@ test_number()
 {
 	local desc
 
-	# 7.2 lists an "(exclusive)" test without that mark
 	desc=$(sed -n '2{s/^# *//;s/ *(exclusive)$//;p}' "$2")
 	echo "$1" | awk -F': ' -v d="$desc" '{ sub(/^ +/, "", $1); sub(/ *\(exclusive\)$/, "", $2) }
 		$2 == d { print $1; exit }'
 }
 
-# Debian packages per step: build and test for every base, plus the
-# base's own (BASE: DEPS_BUILD).  gcc-multilib builds the 32-bit syscall
-# test program; bpftool counts bperf objects; golang-go's 'go tool pprof'
-# reads what --to-pprof writes; graphviz draws the pprof call graph.
+# Debian packages per step, plus the base's own (BASE: DEPS_BUILD).
+# gcc-multilib builds the 32-bit syscall test program; bpftool counts
+# bperf objects; golang-go's 'go tool pprof' reads what --to-pprof writes.
 pkgs_build="gcc make git patch rsync xz-utils bc flex bison pkg-config clang llvm
 	libelf-dev libdw-dev libtraceevent-dev libtracefs-dev libcap-dev libzstd-dev
 	liblzma-dev zlib1g-dev libslang2-dev libperl-dev python3-dev python3-setuptools
 	libunwind-dev libnuma-dev libssl-dev libpfm4-dev systemtap-sdt-dev ${DEPS_BUILD:-}"
 pkgs_test="gcc-multilib strace util-linux procps psmisc python3 file bpftool golang-go"
-pkgs_bench="bpftrace strace python3-matplotlib bpftool util-linux graphviz golang-go"
+pkgs_bench="bpftrace strace python3-matplotlib bpftool util-linux"
 pkgs_kernels="qemu-system-x86 busybox-static binutils"
 
 # deps GROUP...: install the Debian packages of the groups (as root), or

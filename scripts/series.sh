@@ -3,12 +3,10 @@
 # The series as it is posted and applied.
 #
 #   series.sh [export] [-v N] [OUT]   one directory per posted series
-#       (patches/series "# series: NAME" lines) under OUT (default
-#       build/series), each with its cover letter (cover/NAME.txt of the
-#       series directory) and one git format-patch file per patch, new
-#       files included, From: and Signed-off-by: the git config identity
-#       (a placeholder identity is refused: the sign-off certifies the
-#       Developer's Certificate of Origin); -v N makes a version N posting
+#       under OUT (default build/series): its cover letter and one git
+#       format-patch file per patch, From: and Signed-off-by: the git config
+#       identity (a placeholder is refused: the sign-off certifies the DCO);
+#       -v N makes a version N posting
 #   series.sh proof [--no-build | --skel | --no-skel]
 #       git am of the export onto the pristine base applies every patch
 #       and reproduces the assembled tree; every prefix builds, with BPF

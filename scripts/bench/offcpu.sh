@@ -1,35 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # Context switches under off-cpu profiling: perf bench sched pipe (two
-# tasks ping-pong through pipes, every switch is a sleep) pinned to one CPU
-# (taskset -c 1, CPU 0 if there is only one: each round trip is exactly two
-# switches on that CPU, no cross-CPU wakeups), timed inside the tool by
-# offcpu/pipe_inner.sh in CPU time (the primary figure) and wall-clock time,
-# measured:
-#   - untraced;
-#   - under an empty tp_btf/sched_switch program (the floor of any switch
-#     hook) and under one that only walks the user stack of the task going
-#     to sleep into a per-CPU buffer (the floor of any off-cpu profiler
-#     that keeps user stacks), both from scripts/bench/floor/;
-#   - under perf record -e dummy without --off-cpu: what perf record's
-#     own event on the tasks costs at each of their switches, paid by
-#     every --off-cpu case below and by neither floor;
-#   - under the base's perf record --off-cpu (the base without the
-#     series, built once into build/unpatched/ by scripts/build.sh
-#     SERIES=none, or BENCH_BASE_PERF=path), also with every interval
-#     dumped (threshold 0);
-#   - under this series' perf record --off-cpu with the former behaviour (a
-#     huge threshold: every interval summed in BPF, written at the end),
-#     the default threshold (500 ms) and every interval dumped (threshold
-#     0);
-#   - under a bpftrace script keeping the same data (user stack and off-cpu
-#     time per switch).
-# OFFCPU_MSG_LOOPS=N adds perf bench sched messaging -l N (groups of
-# senders and receivers on sockets, not pinned) as a second figure.
+# tasks ping-pong through pipes, every switch is a sleep) pinned to one CPU,
+# timed by offcpu/pipe_inner.sh in CPU time (the primary figure): untraced;
+# under the floors of scripts/bench/floor/ (an empty tp_btf/sched_switch
+# program, and one that only walks the user stack of the task going to
+# sleep); under perf record -e dummy without --off-cpu; under the base's
+# perf record --off-cpu (the base built without the series into
+# build/unpatched, or BENCH_BASE_PERF=path), with its default threshold and
+# with every interval dumped (0); under the series' --off-cpu with a huge
+# threshold (every interval summed in BPF), the default (500 ms) and 0; and
+# under a bpftrace script keeping the same data (user stack and off-cpu
+# time per switch).  OFFCPU_MSG_LOOPS=N adds perf bench sched messaging -l
+# N as a second figure.
 . "$ROOT/scripts/bench/lib.sh"
 
 BENCH_TITLE="off-cpu: CPU usec per sched pipe round trip on one CPU (2 switches), perf.data KB"
 BENCH_ROUNDS=${BENCH_ROUNDS:-11}
-BENCH_SPREAD_MAX=5
 BENCH_FLOORS="tp_btf sched_switch empty (floor)
 user stack walk only (floor)"
 export OFFCPU_PIPE_LOOPS=${OFFCPU_PIPE_LOOPS:-100000}
@@ -37,7 +23,6 @@ export OFFCPU_MSG_LOOPS=${OFFCPU_MSG_LOOPS:-0}
 OFFCPU_CPU=$(($(nproc) > 1 ? 1 : 0))
 export OFFCPU_CPU
 export OFFCPU_SRC=$ROOT/scripts/bench/offcpu
-BENCH_CPUS=$OFFCPU_CPU
 export BENCH_BASE_PERF=${BENCH_BASE_PERF:-$BUILD/unpatched/perf/perf}
 
 # Off-cpu time per user stack and task, as perf record --off-cpu keeps it.

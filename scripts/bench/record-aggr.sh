@@ -1,16 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# perf record -g of a CPU-bound 2-thread workload (cpu_split SECS 2) at 999
-# Hz and at the highest frequency the machine allows: plain vs --bpf-aggr,
-# against two floors of each frequency, perf_event programs on the same
-# sampling event (cpu-clock of the workload and its threads, sample type
-# of record -g) that run on every sample and write nothing: an empty one
-# (scripts/bench/floor/perf_event_empty.bpf.c), and one that only walks
-# the kernel and user stacks into a stack map as --bpf-aggr does
-# (perf_event_stackid.bpf.c).
-#
-# The primary figure is thread time per round of work, ns: 2 threads x SECS
-# / rounds done, so what sampling steals from the workload shows as added
-# ns; also work per second, perf.data size, samples and lost samples.
+# perf record -g of cpu_split SECS 2 at 999 Hz and at the highest frequency
+# the machine allows: plain vs --bpf-aggr, against two floors of each
+# frequency, perf_event programs on the same event that write nothing: an
+# empty one, and one that only walks the stacks into a stack map as
+# --bpf-aggr does (scripts/bench/floor/).  The primary figure is thread time
+# per round of work, ns, so what sampling steals from the workload shows as
+# added ns; also work per second, perf.data size, samples and lost samples.
 #
 # "max" is kernel.perf_event_max_sample_rate read once at the start: the
 # kernel lowers it while samples take too long, so it is set back to that

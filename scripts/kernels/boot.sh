@@ -1,13 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make kernels: boot each kernel of ci/kernels in qemu (TCG) on the image of
-# image.sh, whose /init runs smoke.sh.  One line per kernel, "kernel 6.1.176:
-# N passed, N failed, N skipped (TIME)" with the smoke's FAIL lines, then the
-# total; console logs in build/kernels/VERSION.log.  KERNELS=6.1,7.2 picks
-# the kernels whose version starts so.  The .debs come from each suite alone
-# (apt_suite) and stay in the cache; when a suite no longer serves a version
-# the cache lacks, the newest of its series is booted and the line says so.
-# A guest still running after KERNELS_TIMEOUT seconds (600) is one failure.
+# make kernels: boot each kernel of ci/kernels (KERNELS=6.1,7.2: those whose
+# version starts so) in qemu on the image of image.sh, whose /init is
+# smoke.sh; a line per kernel, then the total; console logs in
+# build/kernels/VERSION.log.  The .debs come from each suite alone and stay
+# in the cache; a version the suite no longer serves and the cache lacks is
+# replaced by the newest of its series, and the line says so.  A guest still
+# running after KERNELS_TIMEOUT seconds (600) is one failure.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
