@@ -174,9 +174,8 @@ proof()
 	all | --no-skel)
 		[ -d "$gitdir" ] || die "no $gitdir: run series.sh proof --skel first"
 		rm -rf "$src0"
+		# the clone's branch is work, and it has the tag base
 		git clone -q --no-checkout "$gitdir" "$src0"
-		git -C "$src0" branch -q -f work origin/work
-		git -C "$src0" tag -f base "$(git --git-dir="$gitdir" rev-parse base)" >/dev/null
 		proof_builds 0 "$src0" "$BUILD/series-proof-obj0" "$src0/.git" ;;
 	esac
 	case "$what" in
