@@ -123,28 +123,56 @@ build_perf()
 # 'make check' find perf built.  Then, in a clone of its own so that
 # 'make check' can run in $SRC meanwhile, every prefix is built without
 # them.  A checkout changes only the files a patch touches, so each build
-# recompiles only what the patch changed.
+# recompiles only what the patch changed.  perf's feature detection (half
+# the time of a build with nothing to compile) runs once per chain: its
+# results are handed to the next builds as FEATURES_DUMP, and detected
+# again after a patch that changes a feature check.  A last build with
+# perf's own detection must then find nothing to do.
 #
-# proof_builds SKEL SRCDIR OBJDIR: every prefix of the repository in SRCDIR
+# feature_dump SRC OBJ OUT [MAKE ARGS]: every feature-* result of perf's
+# detection (FEATURE-DUMP lacks those of Makefile.config's own checks)
+feature_dump()
+{
+	local src=$1 obj=$2 out=$3
+
+	shift 3
+	mkdir -p "$obj"
+	make -s -C "$src/tools/perf" -f Makefile.perf O="$obj" "${PERF_MAKE[@]}" "$@" \
+		--eval='feature-dump-all: ; @printf "%s\n" $(foreach v,$(sort $(filter feature-%,$(.VARIABLES))),$(v)=$($(v)))' \
+		feature-dump-all 2>/dev/null | grep '^feature-' | grep -v '^feature-all=' > "$out" || true
+	[ -s "$out" ] || die "perf's feature detection gave no results"
+}
+
+# proof_builds SKEL SRCDIR OBJDIR GITDIR: every prefix of the repository in SRCDIR
 proof_builds()
 {
-	local skel=$1 src=$2 obj=$3 k=0 n c t0
+	local skel=$1 src=$2 obj=$3 k=0 n c t0 prev=base dump=$3/FEATURE-DUMP.proof
 	local g=(git -C "$src" --git-dir="$4" --work-tree="$src")
+	# without skeletons in perf's DEBUG=1 configuration (-O0 -g, asserts
+	# on), another configuration upstream builds, and a quicker one;
+	# -O3's warnings come with the skeletons
+	local args=(BUILD_BPF_SKEL="$skel" $([ "$skel" = 1 ] || echo DEBUG=1))
 
+	rm -f "$dump"
 	n=$("${g[@]}" rev-list --count base..work)
 	for c in $("${g[@]}" rev-list --reverse base..work); do
 		k=$((k + 1))
 		"${g[@]}" checkout -q "$c"
+		"${g[@]}" diff --quiet "$prev" "$c" -- tools/build tools/perf/Makefile.config \
+			tools/perf/Makefile.perf || rm -f "$dump"
+		prev=$c
 		t0=$SECONDS
-		# without skeletons in perf's DEBUG=1 configuration (-O0 -g,
-		# asserts on), another configuration upstream builds, and a
-		# quicker one; -O3's warnings come with the skeletons
-		build_perf "$src" "$obj" "$BUILD/series-proof-build$skel.log" BUILD_BPF_SKEL="$skel" \
-			$([ "$skel" = 1 ] || echo DEBUG=1) ||
+		[ -s "$dump" ] || feature_dump "$src" "$obj" "$dump" "${args[@]}"
+		build_perf "$src" "$obj" "$BUILD/series-proof-build$skel.log" "${args[@]}" \
+			FEATURES_DUMP="$dump" ||
 			die "prefix $k/$n does not build with BUILD_BPF_SKEL=$skel: $("${g[@]}" log -1 --format=%s)"
 		echo "series-proof: prefix $k/$n builds, BUILD_BPF_SKEL=$skel ($((SECONDS - t0)) s): $("${g[@]}" log -1 --format=%s)"
 	done
 	"${g[@]}" checkout -q work
+	build_perf "$src" "$obj" "$BUILD/series-proof-build$skel.log" "${args[@]}" ||
+		die "the series does not build with BUILD_BPF_SKEL=$skel and perf's own feature detection"
+	! grep -qE '^  (CC|LINK) ' "$BUILD/series-proof-build$skel.log" ||
+		die "perf's own feature detection rebuilt what the proof built: its FEATURES_DUMP differs"
 }
 
 # proof [--no-build | --skel | --no-skel]: all of it, or a part
