@@ -60,6 +60,8 @@ step scripts/series.sh proof --skel
 # make check, then make kernels without its build (make check's), beside
 # the proof without skeletons
 log=build/ci-check.log klog=build/ci-kernels.log
+mkdir -p build
+rm -f "$log.rc" "$klog.rc"
 (
 	t0=$SECONDS
 	make check > "$log" 2>&1
@@ -71,9 +73,9 @@ log=build/ci-check.log klog=build/ci-kernels.log
 tests=$!
 step scripts/series.sh proof --no-skel
 wait $tests
-read -r rc secs < "$log.rc"
+read -r rc secs < "$log.rc" || rc=1 secs=0
 check_count "$log" "$rc" "$secs"
-read -r rc secs < "$klog.rc"
+read -r rc secs < "$klog.rc" || rc=1 secs=0
 echo "=== make kernels ==="
 cat "$klog"
 echo "=== make kernels took $secs s ==="

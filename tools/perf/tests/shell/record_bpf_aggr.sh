@@ -253,7 +253,7 @@ if [ "${nprogs}" -eq 0 ]; then
 	err=1
 else
 	perf record --bpf-aggr -e cpu-clock -c 100000 -o "${tmpdir}/missed.data" -- \
-		perf test -w getppid_loop 500000 2> "${tmpdir}/missed.err"
+		perf test -w getppid_loop 2000000 2> "${tmpdir}/missed.err"
 	missed=$(sed -n "s/.*at least \([0-9]*\) samples of cpu-clock ${missed_line}.*/\1/p" \
 		"${tmpdir}/missed.err")
 	if [ -z "${missed}" ] || [ "${missed}" -le 0 ]; then
