@@ -124,9 +124,9 @@ build_perf()
 # 'make check' can run in $SRC meanwhile, every prefix is built without
 # them.  A checkout changes only the files a patch touches, so each build
 # recompiles only what the patch changed.  perf's feature detection (half
-# the time of a build with nothing to compile) runs once per chain: its
-# results are handed to the next builds as FEATURES_DUMP, and detected
-# again after a patch that changes a feature check.  A last build with
+# the time of a build with nothing to compile) runs in the first build of
+# a chain: its results are handed to the next builds as FEATURES_DUMP,
+# and detected again after a patch that changes a feature check.  A last build with
 # perf's own detection must then find nothing to do.
 #
 # feature_dump SRC OBJ OUT [MAKE ARGS]: every feature-* result of perf's
@@ -136,7 +136,6 @@ feature_dump()
 	local src=$1 obj=$2 out=$3
 
 	shift 3
-	mkdir -p "$obj"
 	make -s -C "$src/tools/perf" -f Makefile.perf O="$obj" "${PERF_MAKE[@]}" "$@" \
 		--eval='feature-dump-all: ; @printf "%s\n" $(foreach v,$(sort $(filter feature-%,$(.VARIABLES))),$(v)=$($(v)))' \
 		feature-dump-all 2>/dev/null | grep '^feature-' | grep -v '^feature-all=' > "$out" || true
@@ -162,10 +161,10 @@ proof_builds()
 			tools/perf/Makefile.perf || rm -f "$dump"
 		prev=$c
 		t0=$SECONDS
-		[ -s "$dump" ] || feature_dump "$src" "$obj" "$dump" "${args[@]}"
 		build_perf "$src" "$obj" "$BUILD/series-proof-build$skel.log" "${args[@]}" \
-			FEATURES_DUMP="$dump" ||
+			$([ ! -s "$dump" ] || echo FEATURES_DUMP="$dump") ||
 			die "prefix $k/$n does not build with BUILD_BPF_SKEL=$skel: $("${g[@]}" log -1 --format=%s)"
+		[ -s "$dump" ] || feature_dump "$src" "$obj" "$dump" "${args[@]}"
 		echo "series-proof: prefix $k/$n builds, BUILD_BPF_SKEL=$skel ($((SECONDS - t0)) s): $("${g[@]}" log -1 --format=%s)"
 	done
 	"${g[@]}" checkout -q work
