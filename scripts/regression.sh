@@ -16,7 +16,8 @@ set -uo pipefail
 
 list=$SDIR/ci/regression-baseline.txt
 
-# run_suite PERF SRC LOG: the full suite, one test after the other
+# run_suite PERF SRC LOG: the full suite, as perf test runs it by default
+# (in parallel, the tests marked exclusive alone)
 run_suite()
 {
 	local perf=$1 src=$2 log=$3 skip list f
@@ -34,7 +35,7 @@ run_suite()
 		done
 	} | paste -sd,)
 	(cd "$src/tools/perf" && PATH=$(dirname "$perf"):$PATH \
-		timeout 1500 perf test -S ${skip:+-s "$skip"} > "$log" 2>&1)
+		timeout 1500 perf test ${skip:+-s "$skip"} > "$log" 2>&1)
 }
 
 # feature_tests: the upstream shell tests ci/feature-tests names
