@@ -126,8 +126,8 @@ build_perf()
 # recompiles only what the patch changed.  perf's feature detection (half
 # the time of a build with nothing to compile) runs in the first build of
 # a chain: its results are handed to the next builds as FEATURES_DUMP,
-# and detected again after a patch that changes a feature check.  A last build with
-# perf's own detection must then find nothing to do.
+# and detected again after a patch that changes a feature check.  A last
+# build with perf's own detection must then find nothing to do.
 #
 # feature_dump SRC OBJ OUT [MAKE ARGS]: every feature-* result of perf's
 # detection (FEATURE-DUMP lacks those of Makefile.config's own checks)
