@@ -126,45 +126,61 @@ script_total() {
 }
 
 # the workload between two wall-clock times, for the time of the profile:
-# perf record -- sh -c "${timed_cpu_split}" sh SEC START-FILE END-FILE
+# sh -c "${timed_cpu_split}" sh SEC START-FILE END-FILE
 # shellcheck disable=SC2016
 timed_cpu_split='date +%s.%N > "$2"; perf test -w cpu_split "$1" 1 cpu; date +%s.%N > "$3"'
 
-# The profile $2 has the wall-clock time and duration of the workload it
-# recorded, which ran from the time in file $3 to the one in file $4:
-# start within $5 seconds, duration within 10% (the workload's exec and
-# exit are in, perf's own start and end not) plus the time the profile
-# starts before the workload. Its start is perf record's clock reference
-# (-k, --bpf-aggr), taken before perf opens its events and loads its BPF
-# programs, or else, less precise, perf.data's mtime, when perf record
-# had finished, less the duration.
+# timed_record ERR-FILE ARGS...: perf record ARGS of cpu_split running 2 s
+# on a CPU, its messages in ERR-FILE; the wall-clock times perf record and
+# the workload started and ended at in ${tmpdir}/{pre,start,end,post}
+timed_record() {
+	local err_file=$1 rc
+
+	shift
+	date +%s.%N > "${tmpdir}/pre"
+	perf record "$@" -- sh -c "${timed_cpu_split}" sh 2 "${tmpdir}/start" "${tmpdir}/end" \
+		> "${err_file}" 2>&1
+	rc=$?
+	date +%s.%N > "${tmpdir}/post"
+	return ${rc}
+}
+
+# The profile $2 of a timed_record has the wall-clock time and duration of
+# the recording: it lies within perf record's run and lasts at least 90% of
+# the workload's.  Its start is perf record's clock reference (-k,
+# --bpf-aggr), taken before perf forks the workload, so it starts before
+# the workload; or else it ends when perf.data ($3) was last written and
+# starts its duration (first to last sample) before.  pprof prints the
+# duration in hundredths of a second.
 check_time() {
-	local what=$1 start duration w_start w_end
+	local what=$1 start duration mtime=""
 
 	read -r start duration <<< "$(pprof_time "$2")"
-	w_start=$(cat "$3")
-	w_end=$(cat "$4")
-	if ! awk -v s="${start}" -v d="${duration}" -v ws="${w_start}" -v we="${w_end}" \
-		 -v slack="$5" 'BEGIN { w = we - ws; early = s < ws ? ws - s : 0
-					exit !(s > ws - slack && s < ws + slack &&
-					       d <= 1.1 * w + early && d >= 0.9 * w) }'; then
-		echo "FAIL: ${what}: the profile starts at ${start} and lasts ${duration} s," \
-		     "the workload ran from ${w_start} to ${w_end}"
+	if [ -n "${3:-}" ]; then
+		mtime=$(date -r "$3" +%s.%N)
+	fi
+	if ! awk -v s="${start}" -v d="${duration}" -v mt="${mtime}" \
+		 -v pre="$(cat "${tmpdir}/pre")" -v ws="$(cat "${tmpdir}/start")" \
+		 -v we="$(cat "${tmpdir}/end")" -v post="$(cat "${tmpdir}/post")" -v what="${what}" '
+		BEGIN { e = s + d
+			ok = s ~ /^[0-9.]+$/ && d ~ /^[0-9.]+$/ && s >= pre && e <= post + 0.01 &&
+			     d >= 0.9 * (we - ws)
+			if (mt != "")
+				ok = ok && e >= mt - 0.01 && e <= mt + 0.01
+			else
+				ok = ok && s <= ws
+			printf "%s: %s: the profile spans %.3f to %.3f s of the workload'"'"'s 0 to %.3f s, " \
+			       "perf record ran from %.3f to %.3f s%s\n", ok ? "ok" : "FAIL", what,
+			       s - ws, e - ws, we - ws, pre - ws, post - ws,
+			       mt != "" ? sprintf(", perf.data written at %.3f s", mt - ws) : ""
+			exit !ok }'; then
 		err=1
-	else
-		awk -v what="${what}" -v s="${start}" -v d="${duration}" -v ws="${w_start}" \
-		    -v we="${w_end}" 'BEGIN {
-			printf "ok: %s: the profile starts %.3f s after the workload\n",
-			       what, s - ws
-			printf "ok: %s: it lasts %s s, the workload %.2f s\n", what, d, we - ws }'
 	fi
 }
 
 data=${tmpdir}/cpu_split.data
 profile=${tmpdir}/cpu_split.pb.gz
-if ! perf record -e cpu-clock -F 999 -g -o "${data}" -- \
-		sh -c "${timed_cpu_split}" sh 2 "${tmpdir}/start" "${tmpdir}/end" \
-		> "${tmpdir}/record.err" 2>&1; then
+if ! timed_record "${tmpdir}/record.err" -e cpu-clock -F 999 -g -o "${data}"; then
 	echo "perf record failed:"
 	cat "${tmpdir}/record.err"
 	exit 1
@@ -193,7 +209,7 @@ if ! pprof -raw "${profile}" | grep -q '^samples/count cpu/nanoseconds\[dflt\]$'
 	echo "FAIL: cpu is not the default value type of the profile"
 	err=1
 fi
-check_time "plain recording" "${profile}" "${tmpdir}/start" "${tmpdir}/end" 2
+check_time "plain recording" "${profile}" "${data}"
 
 # perf report and pprof agree on the shares within 2 points, for both
 # value types
@@ -276,9 +292,8 @@ bpf_aggr_test() {
 	local aggr_data=${tmpdir}/aggr.data aggr=${tmpdir}/aggr.pb.gz
 	local counted records period heavy light index
 
-	if ! perf record --bpf-aggr -e cpu-clock -F 999 -g -o "${aggr_data}" -- \
-			sh -c "${timed_cpu_split}" sh 2 "${tmpdir}/start" "${tmpdir}/end" \
-			> "${tmpdir}/aggr.err" 2>&1; then
+	if ! timed_record "${tmpdir}/aggr.err" --bpf-aggr -e cpu-clock -F 999 -g \
+			-o "${aggr_data}"; then
 		echo "perf record --bpf-aggr failed:"
 		cat "${tmpdir}/aggr.err"
 		err=1
@@ -302,7 +317,7 @@ bpf_aggr_test() {
 	expect_count "pprof samples of --bpf-aggr (-sample_index=samples)" "${counted}" \
 		"$(pprof_total "${aggr}" samples)"
 	expect_count "pprof cpu time of --bpf-aggr" "${period}" "$(pprof_total "${aggr}" cpu)"
-	check_time "--bpf-aggr recording" "${aggr}" "${tmpdir}/start" "${tmpdir}/end" 0.5
+	check_time "--bpf-aggr recording" "${aggr}"
 	for index in cpu samples; do
 		heavy=$(pprof_share "${aggr}" ${index} split_heavy)
 		light=$(pprof_share "${aggr}" ${index} split_light)
