@@ -169,7 +169,7 @@ writeback()
 			# the diffstat (a "---" of the message itself is kept)
 			awk '/^---$/ { last = NR } { l[NR] = $0 } /^diff --git / { exit }
 				END { for (i = 1; i <= last; i++) print l[i] }' "$f"
-			git diff --stat=72 --summary -p "$c^" "$c" -- . "${excl[@]}" | sed '1{/^$/d}'
+			git -c core.abbrev=12 diff --stat=72 --summary -p "$c^" "$c" -- . "${excl[@]}" | sed '1{/^$/d}'
 		} > "$tmp/patches/$name"
 		awk -F'\t' -v s="${name#[0-9][0-9][0-9][0-9]-}" '$1 == s { print $2 }' \
 			"$tmp/markers" >> "$tmp/patches/series"

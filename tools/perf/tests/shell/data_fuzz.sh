@@ -1,5 +1,5 @@
 #!/bin/bash
-# perf report, script and data convert survive a corrupted perf.data
+# perf report and perf script survive a corrupted perf.data
 # SPDX-License-Identifier: GPL-2.0
 #
 # Record two small perf.data files, one of them with BPF programs loaded
@@ -8,10 +8,9 @@
 # features, then damage copies of them in fixed ways: truncations at
 # several offsets, the file header, record headers, the records of BPF
 # programs, the BPF_PROG_INFO feature, and bytes at places drawn with a
-# fixed seed.  perf report --header, perf script and, where perf has it,
-# perf data convert --to-pprof read each copy: they may fail, with an
-# error message, but none may die by a signal or hang.  One line per
-# copy, then a summary.
+# fixed seed.  perf report --header and perf script read each copy: they
+# may fail, with an error message, but neither may die by a signal or
+# hang.  One line per copy, then a summary.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -27,11 +26,6 @@ HEADER_BPF_BTF=26
 INFO_NR_JITED_KSYMS=104
 INFO_JITED_KSYMS=112
 INFO_FUNC_INFO_REC_SIZE=132
-
-pprof=
-if perf data convert -h 2>&1 | grep -q -- --to-pprof; then
-	pprof=1
-fi
 
 # u64 FILE OFFSET: a little-endian value of the file
 u64() {
@@ -167,10 +161,6 @@ mutate() {
 	printf '%-34s' "${copy##*/}"
 	run report "${copy}" report --stdio --header
 	run script "${copy}" script
-	if [ -n "${pprof}" ]; then
-		rm -f "${tmpdir}/out.pb.gz"
-		run pprof "${copy}" data convert --to-pprof "${tmpdir}/out.pb.gz"
-	fi
 	echo
 	rm -f "${copy}"
 }
@@ -317,8 +307,7 @@ for f in "${cpu_data}" "${bpf_data}"; do
 	fi
 done
 
-echo "perf.data fuzzing, 'command:exit' per damaged copy" \
-	"${pprof:+(pprof: data convert --to-pprof)}"
+echo "perf.data fuzzing, 'command:exit' per damaged copy"
 fuzz_common "${cpu_data}" "${cpu_data}.dump"
 if [ ! -f "${bpf_data}" ]; then
 	skip_check "BPF program mutations" \

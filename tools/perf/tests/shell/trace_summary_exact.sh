@@ -149,7 +149,7 @@ else
 	# no getppid row, or no table for the workload's thread: all were lost
 	main=$(calls perf)
 	main=${main:-0}
-	lost=$(awk '/^ LOST [0-9]+ events: .*--bpf-summary/ { print $2 }' "$out")
+	lost=$(awk '/^ LOST [0-9]+ events: / { print $2 }' "$out")
 	# a LOST line, fewer calls counted than made, and at least one lost
 	# event for each call missing
 	if [ -z "$lost" ] || [ "$main" -ge 20000 ] || [ $((main + lost)) -lt 20000 ]; then
