@@ -12,12 +12,17 @@
 # may fail, with an error message, but neither may die by a signal or
 # hang.  One line per copy, then a summary.
 
-# err and tmpdir belong to lib/perf_check.sh
-# shellcheck disable=SC2034,SC2154
+err=0
+skipped=0
+tmpdir=$(mktemp -d /tmp/__perf_test.data_fuzz.XXXXX)
+trap 'rm -rf "${tmpdir}"' EXIT
+trap 'exit 1' TERM INT
 
-# shellcheck source=lib/perf_check.sh
-. "$(dirname "$0")"/lib/perf_check.sh
-check_setup data_fuzz
+# skip_check WHAT WHY: a part of the test that cannot run here
+skip_check() {
+	echo "Skip: $1: $2"
+	skipped=$((skipped + 1))
+}
 
 # the feature bits of the BPF programs' header sections (util/header.h)
 HEADER_BPF_PROG_INFO=25
@@ -328,4 +333,6 @@ if [ $((crashed + hung + silent)) != 0 ]; then
 	echo "FAIL: perf must reject a damaged perf.data with a message"
 	err=1
 fi
-check_exit
+[ "${err}" != 0 ] && exit 1
+[ "${skipped}" != 0 ] && exit 2
+exit 0

@@ -3,21 +3,19 @@
 # SPDX-License-Identifier: GPL-2.0
 
 # The user-space summary of 'perf trace -s' counts the sys_exit samples
-# perf reads from the ring buffers.  The buffers here (-m 8M per CPU) hold every
-# sample of the workload even if perf never read them while it runs, so
-# none can be lost to an overflow: each count must be exact.  A sample
-# stepped over while reading shows up as a missing call.  Five runs, each
-# of which must be exact, make a race in the reading likely to show.
-# Then 200 processes in a row, each of which perf must see from its
-# first call, and 1000 that live a few microseconds each, whose exit may
-# be read before their fork.
+# perf reads from the ring buffers.  The buffers here (-m 8M per CPU) hold
+# every sample of the workload even if perf never read them while it runs,
+# so none can be lost to an overflow: each count must be exact.  'perf
+# bench syscall basic --loop N' makes N getppid calls.  Two of them at
+# once, 20000 and 10000 calls: a sample stepped over while reading shows
+# up as a missing call.  Five runs, each of which must be exact, make a
+# race in the reading likely to show.  Then 200 processes in a row, each
+# of which perf must see from its first call, and 1000 that fork and exec
+# /bin/true, whose first samples, or exit, may be read before their fork.
 #
 # Then the same while another perf trace session traces only openat: its
 # BPF programs on raw_syscalls:* must not take getppid away from this one.
 # Last, a summary that lost samples must say how many.
-
-# err and tmpdir belong to lib/perf_check.sh
-# shellcheck disable=SC2034,SC2154
 
 if [ "$(id -u)" != 0 ]; then
 	echo "Skip: perf trace needs root"
@@ -28,46 +26,48 @@ if ! perf list tracepoint 2>/dev/null | grep -q 'raw_syscalls:sys_enter'; then
 	exit 2
 fi
 
-# shellcheck source=lib/perf_check.sh
-. "$(dirname "$0")"/lib/perf_check.sh
-check_setup trace_summary_exact
-out="${tmpdir}/out"
-dir="${tmpdir}"
+err=0
 other=
+tmpdir=$(mktemp -d /tmp/__perf_test.trace_summary_exact.XXXXX)
+out="${tmpdir}/out"
 
-# what check_cleanup does not undo
-check_more_cleanup() {
+cleanup() {
 	[ -n "$other" ] && kill "$other" 2>/dev/null
+	rm -rf "${tmpdir}"
+	trap - EXIT TERM INT
 }
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
 
-# calls COMM: the getppid calls in the summary table of the thread COMM
+# getppid calls of the two 'perf bench syscall basic' processes, in their
+# tables of the summary (their threads are named syscall-basic), sorted
 calls()
 {
-	awk -v comm="$1" '
-		/^ [^ ]/ { in_table = ($1 == comm) }
-		in_table && $1 == "getppid" { print $2; exit }' "$out"
+	awk '/^ [^ ]/ { in_table = ($1 == "syscall-basic") }
+	     in_table && $1 == "getppid" { print $2 }' "$out" | sort -n | xargs
 }
 
-# check WHAT: both threads' calls are in the summary, exactly
+two="perf bench syscall basic --loop 20000 > /dev/null &
+     perf bench syscall basic --loop 10000 > /dev/null; wait"
+
+# check WHAT: both processes' calls are in the summary, exactly
 check()
 {
-	local main second
+	local got
 
-	main=$(calls perf)
-	second=$(calls getppid-2)
-	if [ "$main" != 20000 ] || [ "$second" != 10000 ]; then
-		echo "FAIL: $1: expected 20000 and 10000 getppid calls, got '$main' and '$second'"
+	got=$(calls)
+	if [ "$got" != "10000 20000" ]; then
+		echo "FAIL: $1: expected 10000 and 20000 getppid calls, got '$got'"
 		cat "$out"
 		err=1
 	else
-		echo "ok: $1: 20000 and 10000 getppid calls"
+		echo "ok: $1: 10000 and 20000 getppid calls"
 	fi
 }
 
 for run in 1 2 3 4 5; do
 	# 20000 + 10000 calls: about 4 MB of samples
-	if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- \
-		perf test -w getppid_loop 20000 10000; then
+	if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- sh -c "$two"; then
 		echo "FAIL: run $run: perf trace -s failed"
 		cat "$out"
 		exit 1
@@ -79,7 +79,7 @@ done
 # samples of each may come before its fork event
 seq 200 > "${tmpdir}/200"
 if ! perf trace -s --no-bpf-summary -m 8M --summary-mode=total -o "$out" -- \
-	xargs -a "${tmpdir}/200" -I{} perf test -w getppid_loop 3; then
+	xargs -a "${tmpdir}/200" -I{} perf bench syscall basic --loop 3 > /dev/null; then
 	echo "FAIL: perf trace -s of 200 processes failed"
 	cat "$out"
 	err=1
@@ -94,46 +94,46 @@ else
 	fi
 fi
 
-# 1000 processes forked one after the other, 3 getppid calls each, each
-# in a table of its own: a process that runs on another CPU than its
-# parent may have its calls and its exit read before its fork event
+# 1000 processes forked one after the other, each exec'ing /bin/true, and
+# the bench itself: 1001 execve calls, each in a table of its own.  A
+# process that runs on another CPU than its parent may have its calls, and
+# even its exit, read before its fork event.
 if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- \
-	perf test -w getppid_loop 3 1000 fork; then
+	perf bench syscall execve --loop 1000 > /dev/null; then
 	echo "FAIL: perf trace -s of 1000 forks failed"
 	cat "$out"
 	err=1
 else
-	got=$(awk '$1 == "getppid" { calls += $2; tables++ }
+	got=$(awk '$1 == "execve" { calls += $2; tables++ }
 		   END { print calls + 0, tables + 0 }' "$out")
-	if [ "$got" != "3000 1000" ]; then
-		echo "FAIL: 1000 forks: expected 3000 getppid calls in 1000 tables, got $got"
+	if [ "$got" != "1001 1001" ]; then
+		echo "FAIL: 1000 forks: expected 1001 execve calls in 1001 tables, got $got"
 		err=1
 	else
-		echo "ok: 1000 forks: 3000 getppid calls in 1000 tables"
+		echo "ok: 1000 forks: 1001 execve calls in 1001 tables"
 	fi
 fi
 
 # The other session runs its workload once its BPF programs are attached
 # and its events enabled; the workload says so through a fifo and waits
 # on another one to end.
-mkfifo "$dir/ready" "$dir/end"
+mkfifo "$tmpdir/ready" "$tmpdir/end"
 perf trace -e openat -a -o /dev/null -- \
-	sh -c "echo ready > $dir/ready; read -r line < $dir/end" &
+	sh -c "echo ready > $tmpdir/ready; read -r line < $tmpdir/end" &
 other=$!
 # read-write: the open does not wait for a writer that may never come
-if ! read -r -t 60 _ <> "$dir/ready"; then
+if ! read -r -t 60 _ <> "$tmpdir/ready"; then
 	echo "FAIL: 'perf trace -e openat -a' did not start its workload in 60 s"
 	exit 1
 fi
-if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- \
-	perf test -w getppid_loop 20000 10000; then
+if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- sh -c "$two"; then
 	echo "FAIL: perf trace -s failed next to another session"
 	cat "$out"
 	err=1
 else
 	check "next to 'perf trace -e openat -a'"
 fi
-echo end > "$dir/end"
+echo end > "$tmpdir/end"
 wait "$other"
 other=
 
@@ -141,13 +141,13 @@ other=
 # stopped by its workload and has one page of buffer for 40000 samples.
 # shellcheck disable=SC2016
 if ! perf trace -s --no-bpf-summary -m 1 -o "$out" -- sh -c \
-	'kill -STOP $PPID; perf test -w getppid_loop 20000; kill -CONT $PPID'; then
+	'kill -STOP $PPID; perf bench syscall basic --loop 20000 > /dev/null; kill -CONT $PPID'; then
 	echo "FAIL: perf trace -s -m 1 failed"
 	cat "$out"
 	err=1
 else
 	# no getppid row, or no table for the workload's thread: all were lost
-	main=$(calls perf)
+	main=$(calls)
 	main=${main:-0}
 	lost=$(awk '/^ LOST [0-9]+ events: / { print $2 }' "$out")
 	# a LOST line, fewer calls counted than made, and at least one lost
