@@ -57,11 +57,13 @@ flip() {
 }
 
 # A fixed sequence of pseudo-random numbers (an LCG): the same places on
-# every run, relative to the parts of the file they are drawn in
+# every run, relative to the parts of the file they are drawn in.  rand
+# sets r; called in $(...) it would not advance the seed.
 seed=20261126
+r=0
 rand() {
 	seed=$(((seed * 1103515245 + 12345) & 0x7fffffff))
-	echo $((seed >> 8))
+	r=$((seed >> 8))
 }
 
 # record_offset DUMP TYPE [N]: the file offset of the first (Nth, or with
@@ -203,10 +205,13 @@ no_features() {
 
 # flip_random FILE START LEN N: flip N bytes drawn in [START, START + LEN)
 flip_random() {
-	local i
+	local i off
 
 	for ((i = 0; i < $4; i++)); do
-		flip "$1" $(($2 + $(rand) % $3)) $(($(rand) % 255 + 1))
+		rand
+		off=$(($2 + r % $3))
+		rand
+		flip "$1" "${off}" $((r % 255 + 1))
 	done
 }
 
