@@ -133,7 +133,8 @@ if ! perf trace -s --no-bpf-summary -m 8M -o "$out" -- sh -c "$two"; then
 else
 	check "next to 'perf trace -e openat -a'"
 fi
-echo end > "$tmpdir/end"
+# read-write: no wait for a reader, should the workload be gone
+echo end 1<> "$tmpdir/end"
 wait "$other"
 other=
 
