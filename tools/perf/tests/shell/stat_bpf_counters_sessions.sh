@@ -631,10 +631,12 @@ test_tid() {
 
 # A session's slot is cleared for its next owner.  With a session on an
 # idle task holding slot 0 (and the leader, and the ids the leader looks
-# up), one session counts a sleeper that goes on running after it ends; the next takes the same slot for a task that sleeps
-# 200 ms at a time and must count what perf stat counts for it, two or
-# three switches, and not the sleeper's 50 (the filter entries of a slot
-# were left behind, looked up by the wrong word of their key).
+# up), one session counts a sleeper that goes on running after it ends;
+# the next takes the same slot for a task that sleeps 200 ms at a time
+# and must count what perf stat counts for it, two or three switches,
+# and not the sleeper's 50 (the filter entries of a slot were left
+# behind, looked up by the wrong word of their key).  perf stat runs
+# SCHED_FIFO, so that it enables both counters of the sleeper at once.
 test_slot_reuse() {
 	local idle hold busy quiet
 
@@ -652,8 +654,8 @@ test_slot_reuse() {
 	perf test -w sleeper 200 50 &
 	quiet=$!
 	check_pids="${check_pids} ${idle} ${hold} ${busy} ${quiet}"
-	cs_stat -o "$tmpdir/reuse1" -p "$busy" -- sleep 0.5
-	cs_stat -o "$tmpdir/reuse2" -p "$quiet" -- sleep 0.5
+	cs_stat --fifo -o "$tmpdir/reuse1" -p "$busy" -- sleep 0.5
+	cs_stat --fifo -o "$tmpdir/reuse2" -p "$quiet" -- sleep 0.5
 	kill "$hold" "$idle" "$busy" "$quiet" 2>/dev/null
 	wait "$hold" "$idle" "$busy" "$quiet" 2>/dev/null
 	check_pids=
