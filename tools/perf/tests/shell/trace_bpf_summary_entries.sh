@@ -32,14 +32,14 @@ perf trace -as --bpf-summary --bpf-summary-entries=1 -- \
 lost=$(sed -n 's/^ *LOST \([0-9]*\) syscalls: the summary has room for 1 entries.*/\1/p' "${out}")
 expect_min_count "syscalls reported lost with --bpf-summary-entries=1" 1 "${lost:-none}"
 
-# check_fails WANT ARGS...: perf ARGS fails, printing the one line WANT
+# check_fails WANT ARGS...: perf ARGS exits 1, printing the one line WANT
 check_fails() {
 	local want=$1 got rc
 
 	shift
 	got=$(perf "$@" 2>&1 < /dev/null)
 	rc=$?
-	if [ ${rc} = 0 ] || [ "${got}" != "${want}" ]; then
+	if [ ${rc} != 1 ] || [ "${got}" != "${want}" ]; then
 		echo "FAIL: perf $*: exit ${rc}, printed '${got}', expected '${want}'"
 		err=1
 	else
@@ -48,6 +48,9 @@ check_fails() {
 }
 check_fails "--bpf-summary-entries: 2000000 is more than the 1048576 it takes" \
 	trace -as --bpf-summary --bpf-summary-entries=2000000 -- true
+# not taken modulo 2^32
+check_fails "--bpf-summary-entries: 4294967297 is more than the 1048576 it takes" \
+	trace -as --bpf-summary --bpf-summary-entries=4294967297 -- true
 check_fails "--bpf-summary-entries: the summary is not collected in BPF (-v says why)" \
 	trace -as --no-bpf-summary --bpf-summary-entries=10 -- true
 

@@ -2,8 +2,8 @@
 # perf trace --bpf-summary prints what the user-space summary prints
 # SPDX-License-Identifier: GPL-2.0
 # Workloads of known calls: the errnos of --errno-summary, counted in BPF
-# as perf counts them in user space, and the names of the threads in
-# thread mode, as they were last.
+# as perf counts them in user space, the names of the threads in thread
+# mode, as they were last, and the whole table, as in user space.
 
 # err and tmpdir belong to lib/perf_check.sh (lib/bpf_summary.sh sources it)
 # shellcheck disable=SC2034,SC2154
@@ -69,5 +69,38 @@ perf trace -s --bpf-summary --summary-mode=thread -o "${out}" -- \
 	env perf test -w getppid_loop 70
 expect_count "thread names: the name after exec" "${main}" "$(name "${out}" 70)"
 expect_count "thread names: threads named env" 0 "$(grep -c '^ env (' "${out}")"
+
+# norm FILE: each table's header, pid left out, and its rows sorted:
+# name, calls, errors and errnos, times left out
+norm() {
+	awk '/^ [^ ].* \([0-9]+\), [0-9]+ events/ { t++; sub(/ \([0-9]+\),/, ","); print t, 0, $0; next }
+	     /^ total, / { t++; print t, 0, $0; next }
+	     /^   [a-z]/ && NF == 8 { if (row) print row; row = t " 1 " $1 " " $2 " " $3; next }
+	     /^\t+[A-Z0-9]+: [0-9]+$/ { row = row " " $1 $2; next }
+	     /^$/ { if (row) print row; row = "" }
+	     END { if (row) print row }' "$1" | sort -k1,1n -k2,2n -k3 | cut -d' ' -f3-
+}
+
+# The same table counted in BPF and in user space, times aside: the same
+# threads in the same order, each with the same syscalls, calls, errors
+# and errnos, and "N events" the syscalls counted.  Processes forked one
+# after another; the errnos are those of perf's start (no shell, whose
+# signals make runs differ).
+for mode in thread total; do
+	for m in bpf no-bpf; do
+		perf trace -s --${m}-summary --errno-summary --summary-mode=${mode} \
+			-o "${out}.${m}" -- perf test -w getppid_loop 3 20 fork
+		norm "${out}.${m}" > "${out}.${m}.norm"
+	done
+	[ ${mode} = total ] || expect_count "${mode}: tables of processes with 3 getppid calls" \
+		20 "$(grep -c '^getppid 3 0$' "${out}.bpf.norm")"
+	if cmp -s "${out}.bpf.norm" "${out}.no-bpf.norm" && [ -s "${out}.bpf.norm" ]; then
+		echo "ok: ${mode}: the same table in BPF and user space"
+	else
+		echo "FAIL: ${mode}: BPF (<) and user space (>) differ:"
+		diff "${out}.bpf.norm" "${out}.no-bpf.norm"
+		err=1
+	fi
+done
 
 check_exit

@@ -1,10 +1,10 @@
 #!/bin/bash
 # perf trace --bpf-summary counts exactly what the target names
 # SPDX-License-Identifier: GPL-2.0
-# A workload and the processes it forks, -p with its threads, -t, -C and
-# -G each count the known getppid calls of what they name and nothing of
-# what they do not; so do the options of the user-space summary: -e,
-# --no-inherit, -u, --filter-pids and -D.
+# A workload and the processes it forks (20000 in turn), -p with its
+# threads, -t, -C and -G each count the known getppid calls of what they
+# name and nothing of what they do not; so do the options of the
+# user-space summary: -e, --no-inherit, -u, --filter-pids and -D.
 
 # err and tmpdir belong to lib/perf_check.sh (lib/bpf_summary.sh sources it)
 # shellcheck disable=SC2034,SC2154
@@ -85,6 +85,12 @@ expect_count "workload: threads with 1500" 1 "$(rows "${out}" 1500)"
 perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- \
 	perf test -w getppid_loop 3000 700
 expect_count "workload: total getppid calls" 3700 "$(total "${out}")"
+# more processes forked one after another than task_filter has room for
+# (16384): a process leaves it at its exit
+perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- \
+	perf test -w getppid_loop 3 20000 fork
+expect_count "workload: getppid calls of 20000 processes in turn" 60000 "$(total "${out}")"
+expect_count "workload: LOST lines of 20000 processes in turn" 0 "$(grep -c LOST "${out}")"
 
 # -p: the process with its threads; -t: that thread alone
 start_stopped getppid_loop 400 100
