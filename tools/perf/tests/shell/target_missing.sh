@@ -5,18 +5,16 @@
 # -t that is not there, instead of a message that names none of them or a
 # session that counts nothing.
 
-# err and tmpdir belong to lib/perf_check.sh
-# shellcheck disable=SC2034,SC2154
 # perf trace and perf stat -p 1 need root
 if [ "$(id -u)" != 0 ]; then
 	echo "Skip: needs root"
 	exit 2
 fi
 
-# shellcheck source=lib/perf_check.sh
-. "$(dirname "$0")"/lib/perf_check.sh
-check_setup target_missing
+tmpdir=$(mktemp -d /tmp/__perf_test.target_missing.XXXXX)
+trap 'rm -rf "${tmpdir}"' EXIT
 out="${tmpdir}/out"
+err=0
 
 # a pid no task has
 nopid=$(($(cat /proc/sys/kernel/pid_max) - 1))
@@ -50,4 +48,4 @@ if ! perf stat -e task-clock -p 1,$$ -- true > "${out}" 2>&1; then
 	err=1
 fi
 
-check_exit
+exit ${err}
