@@ -607,12 +607,14 @@ test_session_limit() {
 
 # -t: a session counting one thread (a sleep loop's, stopped until its
 # session counts), with a perf event and with --bpf-counters at once.
+# perf stat runs SCHED_FIFO, so that a loaded machine does not come
+# between its enabling, or its disabling, of the two.
 test_tid() {
 	local t s
 
 	start_stopped sleeper 20 50 || return
 	t=$target
-	cs_stat -o "$tmpdir/ctid" -D 1 -t "$t" 2> "$tmpdir/ctid.log" &
+	cs_stat --fifo -o "$tmpdir/ctid" -D 1 -t "$t" 2> "$tmpdir/ctid.log" &
 	s=$!
 	if ! wait_log_line "$s" "$tmpdir/ctid.log" "Events enabled"; then
 		kill "$s" "$t" 2>/dev/null
