@@ -6,12 +6,16 @@
 # name and nothing of what they do not; so do the options of the
 # user-space summary: -e, --no-inherit, -u, --filter-pids and -D.
 
-# err and tmpdir belong to lib/perf_check.sh (lib/bpf_summary.sh sources it)
+# err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
-
-# shellcheck source=lib/bpf_summary.sh
-. "$(dirname "$0")"/lib/bpf_summary.sh
-bpf_summary_setup trace_bpf_summary_target
+# shellcheck source=lib/perf_check.sh
+. "$(dirname "$0")"/lib/perf_check.sh
+# shellcheck source=lib/bpf_skel.sh
+. "$(dirname "$0")"/lib/bpf_skel.sh
+if bpf_skel_missing --bpf-summary; then
+	exit 2
+fi
+check_setup trace_bpf_summary_target
 out="${tmpdir}/out"
 pidfile="${tmpdir}/pid"
 
