@@ -146,7 +146,8 @@ for i, n in enumerate(names):
     row += ["%.2fx" % (m / base), fmt(added)]
     for f in floors:
         fa = med[(names.index(f), primary)] - base
-        row.append("%.2f" % (added / fa) if i and fa and f in case_floors[i] else "-")
+        # a floor lost in the noise (adding nothing) gives no multiple
+        row.append("%.2f" % (added / fa) if i and fa > 0 and f in case_floors[i] else "-")
     rows.append(row)
     ratios.append((m / base, min(v) / base, max(v) / base))
 main = table(["case", primary + " median", "min", "max", "spread", *keys[1:], "ratio", "added"]

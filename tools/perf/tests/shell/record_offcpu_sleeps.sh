@@ -119,7 +119,6 @@ else
 	skip_check "-G" "no cgroup2 hierarchy to make a cgroup in"
 fi
 
-
 # missed: "TOTAL FULL STORAGE UNSEEN", the intervals perf record said it
 # did not record, zeros if it said nothing; fails if they do not add up
 missed() {
@@ -179,7 +178,7 @@ elif start_stopped sleeper 1 20; then
 	   fill_off_cpu_map "${rec}"; then
 		kill -CONT "${target}"
 		if wait "${rec}"; then
-			counts=$(missed) || echo "FAIL: ${counts}"
+			counts=$(missed) || { echo "FAIL: ${counts}"; err=1; counts="0 0 0 0"; }
 			read -r total full storage unseen <<< "${counts}"
 			read -r n sleeps preempted <<< "$(perf script -i "${perfdata}" \
 				-F pid,event,trace 2>/dev/null | awk -v pid="${target}" '
@@ -210,7 +209,6 @@ elif start_stopped sleeper 1 20; then
 		wait "${rec}"
 	fi
 fi
-
 
 # Five sleeps of 30 ms above a threshold of 20 ms are samples with the
 # sleeper's shallow stack; fifty of 1 ms made 40 frames deeper are summed,

@@ -75,6 +75,8 @@ perf trace -s --bpf-summary --errno-summary --summary-mode=thread -o "${out}" --
 expect_count "thread: EBADF of the process with 300" 300 "$(errnos "${out}" 300 EBADF)"
 expect_count "thread: EBADF of the process with 700" 700 "$(errnos "${out}" 700 EBADF)"
 perf trace -s --bpf-summary --summary-mode=total -o "${out}" -- sh -c "${fails}"
+expect_count "without --errno-summary: flock calls and errors" "1000 1000" \
+	"$(awk '$1 == "flock" { print $2, $3; exit }' "${out}")"
 expect_count "without --errno-summary: errno lines" 0 "$(grep -c 'EBADF' "${out}")"
 
 # name FILE CALLS: the name of the thread that made CALLS getppid calls
@@ -144,7 +146,7 @@ fi
 norm() {
 	awk '/^ [^ ].* \([0-9]+\), [0-9]+ events/ { t++; sub(/ \([0-9]+\),/, ","); print t, 0, $0; next }
 	     /^ total, / { t++; print t, 0, $0; next }
-	     /^   [a-z]/ && NF == 8 { if (row) print row; row = t " 1 " $1 " " $2 " " $3; next }
+	     /^   [a-z]/ && NF == 8 && $2 ~ /^[0-9]+$/ { if (row) print row; row = t " 1 " $1 " " $2 " " $3; next }
 	     /^\t+[A-Z0-9]+: [0-9]+$/ { row = row " " $1 $2; next }
 	     /^$/ { if (row) print row; row = "" }
 	     END { if (row) print row }' "$1" | sort -k1,1n -k2,2n -k3 | cut -d' ' -f3-
