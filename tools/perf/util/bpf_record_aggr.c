@@ -45,6 +45,7 @@
 #include "util/callchain.h"
 #include "util/cap.h"
 #include "util/debug.h"
+#include "util/env.h"
 #include "util/event.h"
 #include "util/evlist.h"
 #include "util/evsel.h"
@@ -74,6 +75,8 @@ struct record_aggr_entry {
 static struct record_aggr_bpf *skel;
 static struct evsel *aggr_evsel;
 static unsigned int aggr_nr_entries;
+/* the index of the event counted, for HEADER_SAMPLE_AGGR */
+static int aggr_evsel_idx;
 /* the set of maps the BPF program counts into */
 static enum record_aggr_set aggr_active_set = RECORD_AGGR_SET_MAIN;
 /* a --switch-output could not drain the other set: write it at the end */
@@ -292,6 +295,7 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 	evsel = record_aggr__sampling_evsel(evlist);
 	if (!evsel)
 		return -EINVAL;
+	aggr_evsel_idx = evsel->core.idx;
 	/*
 	 * A written sample stands for many: it carries their summed period,
 	 * also when a fixed period (-c) would leave PERIOD out of the samples,
@@ -345,6 +349,21 @@ static int record_aggr__size_set(struct bpf_map *counts, struct bpf_map *stacks,
 		pr_err("--bpf-aggr: cannot size the BPF maps for %u entries\n", nr_entries);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Say in the header (HEADER_SAMPLE_AGGR) that the counted event's samples
+ * each stand for as many samples as their weight, so that perf report and
+ * the converters count them so whatever the file's command line says.
+ */
+int bpf_record_aggr__header(struct perf_env *env)
+{
+	env->sample_aggr_idx = calloc(1, sizeof(*env->sample_aggr_idx));
+	if (!env->sample_aggr_idx)
+		return -ENOMEM;
+	env->sample_aggr_idx[0] = aggr_evsel_idx;
+	env->nr_sample_aggr = 1;
 	return 0;
 }
 

@@ -6,15 +6,17 @@
 #include <linux/types.h>
 
 struct evlist;
+struct perf_env;
 struct perf_session;
 struct record_opts;
 
 /* default capacity of the (pid, tid, stacks) map of 'perf record --bpf-aggr' */
-#define BPF_RECORD_AGGR_DEFAULT_ENTRIES	8192
+#define BPF_RECORD_AGGR_DEFAULT_ENTRIES	1536
 
 #ifdef HAVE_BPF_SKEL
 int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 			     const char *nr_entries_str);
+int bpf_record_aggr__header(struct perf_env *env);
 int bpf_record_aggr__attach(struct evlist *evlist, bool switch_output);
 u64 bpf_record_aggr__write(struct perf_session *session);
 u64 bpf_record_aggr__switch(struct perf_session *session);
@@ -23,6 +25,11 @@ void bpf_record_aggr__cleanup(void);
 static inline int bpf_record_aggr__prepare(struct evlist *evlist __maybe_unused,
 					   struct record_opts *opts __maybe_unused,
 					   const char *nr_entries_str __maybe_unused)
+{
+	return -1;
+}
+
+static inline int bpf_record_aggr__header(struct perf_env *env __maybe_unused)
 {
 	return -1;
 }

@@ -303,7 +303,6 @@ struct pprof_convert {
 	int				nr_evsels;	/* of totals */
 	int				max_stack;
 	/* perf record --bpf-aggr: a sample's weight is its number of samples */
-	int				weight_counts;	/* -1: not known yet */
 	/* location ids of the sample being converted */
 	u64				*ids;
 	size_t				ids_alloc;
@@ -600,15 +599,13 @@ static int pprof__grow_totals(struct pprof_convert *c, int nr_evsels)
 /*
  * perf record --bpf-aggr writes one sample per stack, its weight the
  * number of samples counted for it (0 in the samples its map had no room
- * for, written as they came). Other weights (perf record -W) are latencies.
+ * for, written as they came), and marks the event in the header
+ * (HEADER_SAMPLE_AGGR). Other weights (perf record -W) are latencies.
  */
 static bool pprof__weight_counts(struct pprof_convert *c, struct evsel *evsel)
 {
-	/* in a pipe the command line comes before the samples */
-	if (c->weight_counts < 0)
-		c->weight_counts = perf_env__cmdline_option(perf_session__env(c->session),
-							    "bpf-aggr");
-	return c->weight_counts && (evsel->core.attr.sample_type & PERF_SAMPLE_WEIGHT);
+	return perf_env__sample_aggr(perf_session__env(c->session), evsel->core.idx) &&
+	       (evsel->core.attr.sample_type & PERF_SAMPLE_WEIGHT);
 }
 
 /* Count samples with the nr_ids locations in c->ids */
@@ -1137,7 +1134,6 @@ static int pprof__init(struct pprof_convert *c)
 	pprof_table__init(&c->samples, pprof_sample__hash, pprof_sample__equal);
 
 	c->max_stack = sysctl__max_stack();
-	c->weight_counts = -1;
 
 	/* string 0 is the empty string */
 	if (pprof__string(c, "") < 0)

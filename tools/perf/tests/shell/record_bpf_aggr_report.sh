@@ -60,6 +60,19 @@ if expect_min_count "samples perf record counted" 800 "${counted}" &&
 		"$(samples_column --children)"
 	expect_count "Samples column with --comm perf" "${weights}" \
 		"$(samples_column --no-children --comm perf)"
+	# what a weight means is in the header's sample aggr feature, not in
+	# the command line saved beside it: rewritten, the file counts the same
+	LC_ALL=C sed 's/--bpf-aggr/--xyz-aggr/g' "${data}" > "${tmpdir}/rewritten.data"
+	data="${tmpdir}/rewritten.data"
+	expect_count "rewritten: command lines naming --bpf-aggr" 0 \
+		"$(perf report -i "${data}" --header-only 2>/dev/null | grep -c -e --bpf-aggr)"
+	expect_count "rewritten: Samples column" "${weights}" "$(samples_column --no-children)"
+	# perf inject keeps the feature
+	perf inject -i "${data}" -o "${tmpdir}/inject.data" 2>/dev/null
+	data="${tmpdir}/inject.data"
+	expect_count "perf inject: sample aggr lines in the header" 1 \
+		"$(perf report -i "${data}" --header-only 2>/dev/null | grep -c '^# sample aggr:')"
+	expect_count "perf inject: Samples column" "${weights}" "$(samples_column --no-children)"
 fi
 
 check_exit
