@@ -80,7 +80,8 @@ make_tree()
 			email=$(sed -n 's/^Email: //p' "$tmp/info")
 		fi
 		[ -n "$subject" ] && [ -n "$name" ] || die "patches/$p has no Subject: or From: line"
-		if [ -s "$tmp/diff" ]; then
+		# a patch that only adds new files has no diff here
+		if grep -q '^diff --git ' "$tmp/diff"; then
 			git apply --index "$tmp/diff" || die "patches/$p does not apply at its place in the series"
 		fi
 		if [ -n "$(ls -A "$tmp/add/$k")" ]; then

@@ -20,7 +20,6 @@
  * old set (batch lookup-and-delete) into the file being closed. Each file
  * holds the counts of its interval, each sample is counted in one file.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <linux/membarrier.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -38,6 +35,7 @@
 #include <bpf/libbpf.h>
 #include <internal/xyarray.h>
 #include <perf/evsel.h>
+#include <perf/threadmap.h>
 
 #include "util/bpf_counter.h"
 #include "util/bpf-utils.h"
@@ -79,8 +77,6 @@ static unsigned int aggr_nr_entries;
 static int aggr_evsel_idx;
 /* the set of maps the BPF program counts into */
 static enum record_aggr_set aggr_active_set = RECORD_AGGR_SET_MAIN;
-/* a --switch-output could not drain the other set: write it at the end */
-static bool aggr_other_set_pending;
 /* the program's counters when samples were last written, for the next report */
 static u64 aggr_stats_written[RECORD_AGGR_STAT_MAX];
 /* buffers for draining a counts map, allocated once: memory stays constant */
@@ -184,10 +180,10 @@ static int record_aggr__check_sample_type(struct evsel *evsel)
  * With a call graph, bpf_get_stackid() takes the event's call chain, one
  * context marker and up to max-stack frames for each of the kernel and the
  * user stack, and stores them in the stack map, whose values have room for
- * RECORD_AGGR_STACK_DEPTH.  Kernels that do not bound the chain by that
- * room (Linux 6.1.176 is one) overflow the map's bucket with the chain of
- * the default max-stack, 127, and crash when the map is read.  Keep the
- * chain within the room.
+ * RECORD_AGGR_STACK_DEPTH.  Kernels whose __bpf_get_stackid() does not
+ * bound the chain by that room (before stack_map_calculate_max_depth())
+ * overflow the map's bucket with the chain of the default max-stack, 127,
+ * and crash when the map is read.  Keep the chain within the room.
  */
 static void record_aggr__max_stack(void)
 {
@@ -201,34 +197,18 @@ static void record_aggr__max_stack(void)
  * --bpf-aggr-entries: from 1 to RECORD_AGGR_MAX_KEYS, the most the stack map
  * (RECORD_AGGR_STACKS_PER_KEY stacks per key) can hold.
  */
-static int record_aggr__parse_entries(const char *str, unsigned int *nr_entries)
+static int record_aggr__check_entries(u64 nr_entries)
 {
-	unsigned long long val;
-	char *end;
-
-	if (!str) {
-		*nr_entries = BPF_RECORD_AGGR_DEFAULT_ENTRIES;
-		return 0;
-	}
-
-	errno = 0;
-	val = strtoull(str, &end, 10);
-	if (!isdigit(*str) || *end) {
-		pr_err("--bpf-aggr-entries='%s': expected a number of map entries from 1 to %u\n",
-		       str, RECORD_AGGR_MAX_KEYS);
-		return -EINVAL;
-	}
-	if (errno == ERANGE || val > RECORD_AGGR_MAX_KEYS) {
-		pr_err("--bpf-aggr-entries=%s is over the maximum of %u: the kernel's stack maps hold at most %u stacks, %d per entry\n",
-		       str, RECORD_AGGR_MAX_KEYS, RECORD_AGGR_MAX_STACKS,
-		       RECORD_AGGR_STACKS_PER_KEY);
-		return -EINVAL;
-	}
-	if (val == 0) {
+	if (!nr_entries) {
 		pr_err("--bpf-aggr-entries must be at least 1\n");
 		return -EINVAL;
 	}
-	*nr_entries = val;
+	if (nr_entries > RECORD_AGGR_MAX_KEYS) {
+		pr_err("--bpf-aggr-entries=%llu is over the maximum of %u: the kernel's stack maps hold at most %u stacks, %d per entry\n",
+		       (unsigned long long)nr_entries, RECORD_AGGR_MAX_KEYS,
+		       RECORD_AGGR_MAX_STACKS, RECORD_AGGR_STACKS_PER_KEY);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -262,6 +242,11 @@ static int record_aggr__check_opts(struct record_opts *opts)
 		pr_err("--bpf-aggr cannot be used with -b/-j: branch stacks are not aggregated\n");
 		return -EINVAL;
 	}
+	/* the samples written at the end would go to the first file of many */
+	if (opts->threads_spec) {
+		pr_err("--bpf-aggr cannot be used with --threads: it writes its samples from one thread\n");
+		return -EINVAL;
+	}
 	if (opts->use_clockid && opts->clockid != CLOCK_MONOTONIC) {
 		pr_err("--bpf-aggr needs -k monotonic: the BPF program timestamps with CLOCK_MONOTONIC\n");
 		return -EINVAL;
@@ -270,12 +255,11 @@ static int record_aggr__check_opts(struct record_opts *opts)
 }
 
 int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
-			     const char *nr_entries_str)
+			     u64 nr_entries)
 {
 	struct evsel *evsel;
-	unsigned int nr_entries;
 
-	if (record_aggr__parse_entries(nr_entries_str, &nr_entries))
+	if (record_aggr__check_entries(nr_entries))
 		return -EINVAL;
 	if (perf_cap__check_bpf_skel("--bpf-aggr", 0))
 		return -EPERM;
@@ -307,38 +291,22 @@ int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
 	evsel__set_sample_bit(evsel, WEIGHT);
 
 	/*
-	 * The kernel refuses BPF stack walks on precise events (-EPROTO), and
-	 * precise_ip means nothing to the software clocks perf falls back to
-	 * without a PMU: sample without it.
+	 * The kernel lets the program walk the stacks of a precise event only
+	 * from the call chain the event samples in full (-EPROTO otherwise):
+	 * without one, sample without precise_ip.
 	 */
-	evlist__for_each_entry(evlist, evsel) {
-		if (evsel->core.attr.precise_ip && !evsel->precise_max)
-			pr_warning("--bpf-aggr: sampling %s without precise_ip (:p)\n",
-				   evsel__name(evsel));
-		evsel->precise_max = false;
-		evsel->core.attr.precise_ip = 0;
+	if (!callchain_param.enabled || opts->kernel_callchains || opts->user_callchains) {
+		evlist__for_each_entry(evlist, evsel) {
+			if (evsel->core.attr.precise_ip && !evsel->precise_max)
+				pr_warning("--bpf-aggr: sampling %s without precise_ip (:p): it needs a full call graph (-g)\n",
+					   evsel__name(evsel));
+			evsel->precise_max = false;
+			evsel->core.attr.precise_ip = 0;
+		}
 	}
 
 	aggr_nr_entries = nr_entries;
 	return 0;
-}
-
-/*
- * Before draining a set the program no longer counts into, wait until no
- * program run can still be using it: the program runs under
- * rcu_read_lock(), and MEMBARRIER_CMD_GLOBAL waits for an RCU grace period
- * (synchronize_rcu()). Not available with nohz_full CPUs.
- */
-static int record_aggr__wait_grace_period(void)
-{
-	return syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0);
-}
-
-static bool record_aggr__can_wait_grace_period(void)
-{
-	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0);
-
-	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL);
 }
 
 static int record_aggr__size_set(struct bpf_map *counts, struct bpf_map *stacks,
@@ -370,15 +338,11 @@ int bpf_record_aggr__header(struct perf_env *env)
 int bpf_record_aggr__attach(struct evlist *evlist, bool switch_output)
 {
 	struct evsel *evsel = record_aggr__sampling_evsel(evlist);
-	int prog_fd, x, y, nr_fds = 0;
+	int prog_fd, x, y, nr_fds = 0, zero = 0;
+	u32 set;
 
 	if (!evsel || record_aggr__check_sample_type(evsel))
 		return -EINVAL;
-
-	if (switch_output && !record_aggr__can_wait_grace_period()) {
-		pr_err("--bpf-aggr with --switch-output needs membarrier(MEMBARRIER_CMD_GLOBAL), not available with nohz_full CPUs\n");
-		return -EINVAL;
-	}
 
 	drain_keys = calloc(aggr_nr_entries, sizeof(*drain_keys));
 	drain_values = calloc(aggr_nr_entries, sizeof(*drain_values));
@@ -406,6 +370,13 @@ int bpf_record_aggr__attach(struct evlist *evlist, bool switch_output)
 	if (record_aggr_bpf__load(skel)) {
 		pr_err("--bpf-aggr: failed to load the BPF program (%u map entries)\n",
 		       aggr_nr_entries);
+		goto out_destroy;
+	}
+	/* record_aggr_set_main names RECORD_AGGR_SET_MAIN (0) as loaded */
+	set = RECORD_AGGR_SET_ALT;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.record_aggr_set_alt), &zero, &set,
+				BPF_ANY)) {
+		pr_err("--bpf-aggr: cannot set up the BPF maps: %s\n", strerror(errno));
 		goto out_destroy;
 	}
 
@@ -494,9 +465,10 @@ static int record_aggr__cmp_time(const void *a, const void *b)
 /*
  * Move the entries of a counts map to drain_entries, sorted by time, with
  * batch lookup-and-delete: the map is empty afterwards (unless an error is
- * reported). Returns the number of entries.
+ * reported). Returns the number of entries; *complete says whether the
+ * map is empty.
  */
-static size_t record_aggr__drain_entries(int counts_fd)
+static size_t record_aggr__drain_entries(int counts_fd, bool *complete)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	u32 batch, count;
@@ -518,6 +490,7 @@ static size_t record_aggr__drain_entries(int counts_fd)
 			break;
 	}
 	/* -ENOENT: the map has no more entries */
+	*complete = err == -ENOENT;
 	if (err && err != -ENOENT)
 		pr_warning("--bpf-aggr: reading the map stopped after %zu stacks: %s\n",
 			   nr, strerror(-err));
@@ -534,16 +507,21 @@ static size_t record_aggr__drain_entries(int counts_fd)
 	return nr;
 }
 
-/* empty a stack map for the next interval: its stacks were written */
+/*
+ * Empty a stack map for the next interval: its stacks were written. The
+ * next id is found before the current one is deleted: from a deleted id
+ * the kernel would start over from the first bucket.
+ */
 static void record_aggr__clear_stacks(int stacks_fd)
 {
 	u32 id, next;
-	bool first = true;
+	int err;
 
-	while (!bpf_map_get_next_key(stacks_fd, first ? NULL : &id, &next)) {
-		bpf_map_delete_elem(stacks_fd, &next);
+	err = bpf_map_get_next_key(stacks_fd, NULL, &id);
+	while (!err) {
+		err = bpf_map_get_next_key(stacks_fd, &id, &next);
+		bpf_map_delete_elem(stacks_fd, &id);
 		id = next;
-		first = false;
 	}
 }
 
@@ -690,6 +668,7 @@ static u64 record_aggr__write_set(struct perf_session *session, enum record_aggr
 	struct perf_sample max_sample = { 0 };
 	struct bpf_map *counts, *stacks;
 	size_t nr_entries, n;
+	bool complete;
 	u64 bytes = 0;
 
 	if (set == RECORD_AGGR_SET_ALT) {
@@ -714,7 +693,7 @@ static u64 record_aggr__write_set(struct perf_session *session, enum record_aggr
 		goto out;
 	}
 
-	nr_entries = record_aggr__drain_entries(bpf_map__fd(counts));
+	nr_entries = record_aggr__drain_entries(bpf_map__fd(counts), &complete);
 	for (n = 0; n < nr_entries; n++) {
 		size_t size = record_aggr__synthesize(&drain_entries[n], bpf_map__fd(stacks),
 						      event, callchain, &ws);
@@ -731,7 +710,9 @@ static u64 record_aggr__write_set(struct perf_session *session, enum record_aggr
 		bytes += size;
 		ws.nr_written++;
 	}
-	record_aggr__clear_stacks(bpf_map__fd(stacks));
+	/* keys left in the map keep their stacks: they go to the next file */
+	if (complete)
+		record_aggr__clear_stacks(bpf_map__fd(stacks));
 	record_aggr__report(&ws);
 out:
 	free(event);
@@ -746,10 +727,12 @@ out:
  * buffer, and the kernel counts it nowhere.  Find how much of the event's
  * own count the program never saw: each fd's count goes on past its last
  * sample by less than one period, so a difference of up to one mean
- * period a fd is no loss.  A timer that cannot fire in time (a vCPU not
- * running, interrupts off) also leaves count in no sample, plain perf
- * record alike: under 1% of the count (0.3-0.5% at 10 kHz in a VM) the
- * two are not told apart, and nothing is said.
+ * period a fd that counted is no loss.  An event that cannot take its
+ * samples in time (interrupts off, throttling) also leaves count in no
+ * sample, plain perf record alike: under 1% of the count the two are not
+ * told apart, and nothing is said.  A CPU-wide event counts on while its
+ * CPU idles, where no sample is taken: only the events of tasks are
+ * checked.
  */
 static void record_aggr__report_missed(void)
 {
@@ -758,7 +741,8 @@ static void record_aggr__report_missed(void)
 	u64 total = 0, seen, nr_seen, mean, missed;
 	int x, y, nr_fds = 0;
 
-	if (record_aggr__read_stats(stats))
+	if (perf_thread_map__pid(aggr_evsel->core.threads, 0) == -1 ||
+	    record_aggr__read_stats(stats))
 		return;
 	seen = stats[RECORD_AGGR_STAT_PERIOD];
 	nr_seen = stats[RECORD_AGGR_STAT_AGGREGATED] + stats[RECORD_AGGR_STAT_MAP_FULL] +
@@ -774,7 +758,8 @@ static void record_aggr__report_missed(void)
 				return;
 			}
 			total += count.val;
-			nr_fds++;
+			if (count.val)
+				nr_fds++;
 		}
 	}
 	if (!nr_seen || total <= seen)
@@ -788,7 +773,7 @@ static void record_aggr__report_missed(void)
 	missed -= nr_fds;
 	if (missed * mean * 100 < total)
 		return;
-	pr_warning("--bpf-aggr: the kernel took at least %llu samples of %s without running the BPF program (another kprobe or tracepoint BPF program was running on the CPU, or the event's timer could not fire): %.1f%% of its count is in no sample\n",
+	pr_warning("--bpf-aggr: the kernel took at least %llu samples of %s without running the BPF program, %.1f%% of its count: another tracing BPF program ran on their CPU, or the event could not sample in time\n",
 		   (unsigned long long)missed, evsel__name(aggr_evsel),
 		   100.0 * missed * mean / total);
 }
@@ -796,15 +781,20 @@ static void record_aggr__report_missed(void)
 /* at the end of the session, the events disabled: write what is counted */
 u64 bpf_record_aggr__write(struct perf_session *session)
 {
-	enum record_aggr_set other = aggr_active_set == RECORD_AGGR_SET_MAIN ?
-				     RECORD_AGGR_SET_ALT : RECORD_AGGR_SET_MAIN;
-	u64 bytes;
+	u64 stats[RECORD_AGGR_STAT_MAX], bytes;
 
 	if (!skel || !aggr_evsel)
 		return 0;
 	bytes = record_aggr__write_set(session, aggr_active_set);
-	if (aggr_other_set_pending)
-		bytes += record_aggr__write_set(session, other);
+	/* what the files of a --switch-output add up to */
+	if (!record_aggr__read_stats(stats)) {
+		pr_debug("--bpf-aggr: the program ran for %llu samples and aggregated %llu\n",
+			 (unsigned long long)(stats[RECORD_AGGR_STAT_AGGREGATED] +
+					      stats[RECORD_AGGR_STAT_MAP_FULL] +
+					      stats[RECORD_AGGR_STAT_STACK_FAILED] +
+					      stats[RECORD_AGGR_STAT_UPDATE_FAILED]),
+			 (unsigned long long)stats[RECORD_AGGR_STAT_AGGREGATED]);
+	}
 	record_aggr__report_missed();
 	return bytes;
 }
@@ -812,29 +802,35 @@ u64 bpf_record_aggr__write(struct perf_session *session)
 /*
  * At --switch-output, the events still counting: write the counts of the
  * interval into the file being closed. The program moves to the other set
- * of maps first, and the grace period ensures no run of it still adds to
- * the set being drained, so each sample is written exactly once.
+ * of maps first: the update of record_aggr_set returns once no run of the
+ * program can still be adding to the set being drained, so each sample is
+ * written exactly once.
  */
 u64 bpf_record_aggr__switch(struct perf_session *session)
 {
-	enum record_aggr_set drained = aggr_active_set;
+	enum record_aggr_set drained = aggr_active_set, next;
+	struct bpf_map *set_map;
+	int zero = 0, set_fd;
 
 	if (!skel || !aggr_evsel)
 		return 0;
 
-	aggr_active_set = drained == RECORD_AGGR_SET_MAIN ? RECORD_AGGR_SET_ALT :
-							    RECORD_AGGR_SET_MAIN;
-	skel->bss->active_set = aggr_active_set;
-	if (record_aggr__wait_grace_period()) {
-		/* keep the counts: they go to the next file */
-		pr_err("--bpf-aggr: membarrier failed, the counts of this interval go to the next file: %m\n");
-		aggr_active_set = drained;
-		skel->bss->active_set = drained;
-		/* runs of the program in between counted in the other set */
-		aggr_other_set_pending = true;
+	if (drained == RECORD_AGGR_SET_MAIN) {
+		next = RECORD_AGGR_SET_ALT;
+		set_map = skel->maps.record_aggr_set_alt;
+	} else {
+		next = RECORD_AGGR_SET_MAIN;
+		set_map = skel->maps.record_aggr_set_main;
+	}
+	set_fd = bpf_map__fd(set_map);
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.record_aggr_set), &zero, &set_fd,
+				BPF_ANY)) {
+		/* the program still counts into the same set: the next file has it */
+		pr_err("--bpf-aggr: cannot swap the BPF maps, the counts of this interval go to the next file: %s\n",
+		       strerror(errno));
 		return 0;
 	}
-	aggr_other_set_pending = false;
+	aggr_active_set = next;
 	return record_aggr__write_set(session, drained);
 }
 

@@ -15,7 +15,7 @@ struct record_opts;
 
 #ifdef HAVE_BPF_SKEL
 int bpf_record_aggr__prepare(struct evlist *evlist, struct record_opts *opts,
-			     const char *nr_entries_str);
+			     u64 nr_entries);
 int bpf_record_aggr__header(struct perf_env *env);
 int bpf_record_aggr__attach(struct evlist *evlist, bool switch_output);
 u64 bpf_record_aggr__write(struct perf_session *session);
@@ -24,7 +24,7 @@ void bpf_record_aggr__cleanup(void);
 #else
 static inline int bpf_record_aggr__prepare(struct evlist *evlist __maybe_unused,
 					   struct record_opts *opts __maybe_unused,
-					   const char *nr_entries_str __maybe_unused)
+					   u64 nr_entries __maybe_unused)
 {
 	return -1;
 }

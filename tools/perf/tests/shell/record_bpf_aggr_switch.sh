@@ -1,19 +1,21 @@
 #!/bin/bash
-# perf record --bpf-aggr writes each interval at --switch-output
+# perf record --bpf-aggr writes each interval at --switch-output (exclusive)
 # SPDX-License-Identifier: GPL-2.0
 #
-# cpu_split runs in four phases under 'perf record --bpf-aggr
-# --switch-output=signal'. After each of the first three phases the
+# cpu_split runs in three phases under 'perf record --bpf-aggr
+# --switch-output=signal'.  After each of the first two phases the
 # workload itself sends SIGUSR2 to perf record and starts the next phase
-# once perf says it wrote the file, so perf writes four files, one per
-# phase, without the test sleeping. Each file must be a profile of its own, with
-# the 3:1 split between split_heavy and split_light (expect_split), as a
-# plain recording has it, and the periods of all files together must equal the
-# task-clock of the workload within 2%: a count lost at a switch makes the
-# sum smaller, a count written twice makes it larger. Then
-# --switch-max-files=2 must leave the last two files only.  With a timer
-# (--switch-output=1s) and a size (1B) as the trigger, each file must hold
-# the samples its "--bpf-aggr counted" line says.
+# once perf says it wrote the file, so perf writes three files, one per
+# phase, without the test sleeping.  Each file must be a profile of its
+# phase with the 3:1 split between split_heavy and split_light, and the
+# periods of all files together must equal the task-clock of the workload
+# within 2%.  With a signal, a timer (1s) and a size (1B) as the trigger,
+# each file must hold the samples its "--bpf-aggr counted" line says; with
+# the timer and the size, while both threads run on, the samples of all
+# files must be exactly those the program ran for (perf record -v): none
+# lost or written twice at a switch.  --switch-max-files=2 must keep the
+# last two files.
+# (exclusive): BPF programs of tests run beside it would take its samples.
 
 # err and tmpdir belong to lib/perf_check.sh
 # shellcheck disable=SC2034,SC2154
@@ -29,13 +31,10 @@ fi
 
 # Floors from the workload: each phase, 'cpu_split 1 2 cpu', runs two
 # threads until each has had 1 s of CPU time, however loaded the machine
-# is: 2 s of task-clock, about 2000 samples of 1 ms at 999 Hz, 3/4 in
-# split_heavy, 1/4 in split_light.
-nr_phases=4
-min_phase_samples=1500
-min_task_ns=$((nr_phases * 2000000000))
-min_heavy=50
-min_light=12
+# is: 2 s of task-clock, about 2000 samples of 1 ms at 999 Hz.
+nr_phases=3
+min_phase_ns=1500000000
+min_task_ms=$((nr_phases * 2000))
 
 # The workload: PHASES phases of 'cpu_split SEC THREADS cpu', a SIGUSR2 to perf
 # record (its pid in perf.pid) after each but the last. The next phase
@@ -73,69 +72,79 @@ record_switch() {
 	mkdir "${tmpdir}/${name}"
 	# exec: the pid of this shell is perf record's
 	sh -c 'echo $$ > "$0"/perf.pid; exec "$@"' "${tmpdir}" \
-		perf record --bpf-aggr -g -e cpu-clock -F 999 --no-bpf-event \
+		perf record --bpf-aggr -g -e cpu-clock -F 999 \
 		--switch-output=signal "$@" -o "${tmpdir}/${name}/perf.data" -- \
 		"${tmpdir}/workload.sh" "$phases" "$sec" "$threads" "${tmpdir}/${name}.err" \
-		2> "${tmpdir}/${name}.err"
+		2> "${tmpdir}/${name}.err" && return 0
+	echo "FAIL: perf record --bpf-aggr --switch-output=signal $* failed:"
+	cat "${tmpdir}/${name}.err"
+	err=1
+	return 1
 }
 
-# the plain reference
-if ! perf record -g -e cpu-clock -F 999 --no-bpf-event -o "${tmpdir}/plain.data" -- \
-	perf test -w cpu_split 1 2 cpu 2> "${tmpdir}/plain.err"; then
-	echo "plain perf record failed:"
-	cat "${tmpdir}/plain.err"
-	exit 1
-fi
-{ read -r plain_heavy; read -r plain_light; } < \
-	<(symbol_shares "${tmpdir}/plain.data" split_heavy split_light)
-echo "plain: split_heavy ${plain_heavy}%, split_light ${plain_light}%"
-expect_min "plain split_heavy share" $min_heavy "$plain_heavy"
-expect_min "plain split_light share" $min_light "$plain_light"
-expect_split plain "$plain_heavy" "$plain_light"
+# check_counted WHAT ERRFILE MIN_FILES: each file holds the samples its
+# "--bpf-aggr counted" line, printed before its "Dump" line, says (the
+# weights of its samples add up to the number), and there are MIN_FILES
+# files at least.  The line used to give what the program had counted by
+# the time perf printed it, samples of the next interval included:
+# "counted 294" for a file of 287.
+check_counted() {
+	local n=0 total=0 want file got
 
-if ! record_switch aggr $nr_phases 1 2; then
-	echo "perf record --bpf-aggr --switch-output=signal failed:"
-	cat "${tmpdir}/aggr.err"
-	exit 1
-fi
+	while read -r want file; do
+		got=$(perf script -i "$file" -F weight 2>/dev/null |
+			awk '{ s += $1 } END { print s + 0 }')
+		n=$((n + 1))
+		total=$((total + got))
+		if [ "$got" != "$want" ]; then
+			echo "FAIL: $1: $(basename "$file") holds ${got} samples," \
+			     "its line says ${want}"
+			err=1
+		fi
+	done < <(awk '/--bpf-aggr counted/ { n = $6 } /perf record: Dump/ { print n, $5 }' "$2")
+	echo "$1: ${n} files, ${total} samples, each as its line says"
+	expect_min "$1: files" "$3" "$n"
+}
 
-files=$(ls "${tmpdir}"/aggr/perf.data.* 2>/dev/null)
-nr_files=$(echo "$files" | grep -c .)
-nr_dumps=$(grep -c "perf record: Dump" "${tmpdir}/aggr.err")
-echo "aggr: ${nr_files} files, ${nr_dumps} dumps"
-if [ "$nr_files" -ne $nr_phases ] || [ "$nr_dumps" -ne $nr_phases ]; then
-	echo "FAIL: expected ${nr_phases} files, one per phase:"
-	cat "${tmpdir}/aggr.err"
-	err=1
-fi
+# check_total WHAT ERRFILE: the samples of all the files, aggregated (their
+# weight) or not (one each), are the samples the program ran for
+check_total() {
+	local want got
+
+	want=$(sed -n 's/.*the program ran for \([0-9]*\) samples.*/\1/p' "$2")
+	got=$(awk '/perf record: Dump/ { print $5 }' "$2" |
+		while read -r f; do perf script -i "$f" -F weight 2>/dev/null; done |
+		awk '{ s += $1 ? $1 : 1 } END { print s + 0 }')
+	expect_count "$1: samples of all files" "${want:-?}" "$got"
+}
+
+record_switch aggr $nr_phases 1 2 || exit 1
+expect_count "files" $nr_phases "$(find "${tmpdir}/aggr" -name 'perf.data.*' | wc -l)"
+expect_count "dumps" $nr_phases "$(grep -c "perf record: Dump" "${tmpdir}/aggr.err")"
+check_counted "--switch-output=signal" "${tmpdir}/aggr.err" $nr_phases
 
 stat_pid=$(cat "${tmpdir}/stat.pid")
 sum_period=0
-for f in $files; do
-	counted=$(perf script -i "$f" -F pid,period 2>/dev/null |
-		awk -v stat="$stat_pid" 'NF == 2 && $1 != stat { n++; sum += $2 }
-					  END { printf "%d %.0f\n", n, sum }')
-	stacks=${counted% *}
-	period=${counted#* }
+for f in "${tmpdir}"/aggr/perf.data.*; do
+	name=$(basename "$f")
+	period=$(perf script -i "$f" -F pid,period 2>/dev/null |
+		awk -v stat="$stat_pid" 'NF == 2 && $1 != stat { sum += $2 }
+					  END { printf "%.0f\n", sum }')
 	{ read -r heavy; read -r light; } < <(symbol_shares "$f" split_heavy split_light)
-	echo "$(basename "$f"): ${stacks} stacks, period ${period} ns," \
-	     "split_heavy ${heavy}%, split_light ${light}%"
-	expect_min "stacks in $(basename "$f")" 2 "$stacks"
+	echo "${name}: period ${period} ns, split_heavy ${heavy}%, split_light ${light}%"
 	# a phase of 2 s of CPU time has 1500 samples of 1 ms at least
-	expect_min "period in $(basename "$f")" $((min_phase_samples * 1000000)) "$period"
-	expect_min "split_heavy share in $(basename "$f")" $min_heavy "$heavy" &&
-		expect_min "split_light share in $(basename "$f")" $min_light "$light" &&
-		expect_split "$(basename "$f")" "$heavy" "$light"
+	expect_min "period in ${name}" $min_phase_ns "$period"
+	expect_min "split_heavy share in ${name}" 50 "$heavy" &&
+		expect_min "split_light share in ${name}" 12 "$light" &&
+		expect_split "${name}" "$heavy" "$light"
 	sum_period=$(awk -v s="$sum_period" -v p="$period" 'BEGIN { printf "%.0f\n", s + p }')
 done
 
-task_ns=$(awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1000000 }' "${tmpdir}/stat")
-echo "all files: period ${sum_period} ns, task-clock ${task_ns} ns"
-if expect_min "task-clock" $min_task_ns "$task_ns" &&
-   expect_min "sum of periods" $((min_task_ns * 95 / 100)) "$sum_period" &&
-   ! awk -v s="$sum_period" -v t="$task_ns" \
-	'BEGIN { d = s / t - 1
-		 printf "sum of periods / task-clock: %+.2f%%\n", 100 * d
+task_ms=$(stat_count "${tmpdir}/stat" task-clock)
+if expect_min "task-clock (ms)" $min_task_ms "$task_ms" &&
+   ! awk -v s="$sum_period" -v t="$task_ms" \
+	'BEGIN { d = s / 1e6 / t - 1
+		 printf "sum of the periods / task-clock: %+.2f%%\n", 100 * d
 		 exit !(d < 0.02 && d > -0.02) }'; then
 	echo "FAIL: the periods of all files differ from the task-clock by 2% or more"
 	err=1
@@ -148,71 +157,37 @@ if grep -q "could not be written\|missing from the stack map" "${tmpdir}/aggr.er
 	err=1
 fi
 
-# counted_lines ERRFILE: "SAMPLES FILE" for each file written, from the
-# "--bpf-aggr counted" line perf prints before its "Dump" line
-counted_lines() {
-	awk '/--bpf-aggr counted/ { n = $6 } /perf record: Dump/ { print n, $5 }' "$1"
-}
-
-# check_counted WHAT ERRFILE MIN_FILES: each file holds the samples its line
-# says it counted (the weights of its samples add up to the number), and
-# there are MIN_FILES files at least.  The line used to give what the
-# program had counted by the time perf printed it, samples of the next
-# interval included: "counted 294" for a file of 287.
-check_counted() {
-	local n=0 total=0 want file got
-
-	while read -r want file; do
-		got=$(perf script -i "$file" -F weight 2>/dev/null |
-			awk '{ s += $1 } END { print s + 0 }')
-		n=$((n + 1))
-		total=$((total + got))
-		if [ "$got" != "$want" ]; then
-			echo "FAIL: $1: $(basename "$file") holds ${got} samples, its line says ${want}"
-			err=1
-		fi
-	done < <(counted_lines "$2")
-	echo "$1: ${n} files, ${total} samples, each as its line says"
-	expect_min "$1: files" "$3" "$n"
-}
-
-# a timer and a size as the trigger: cpu_split runs 3 s of CPU time
+# a timer and a size as the trigger, two threads running through the
+# switches: 'cpu_split 2 2' runs two threads for 2 s, 'cpu_split 1 2' for 1 s
 mkdir -p "${tmpdir}/sec" "${tmpdir}/size"
-if perf record --bpf-aggr -g -e cpu-clock -F 999 --switch-output=1s \
-	-o "${tmpdir}/sec/perf.data" -- perf test -w cpu_split 3 1 2> "${tmpdir}/sec.err"; then
-	check_counted "--switch-output=1s" "${tmpdir}/sec.err" 3
+if perf record -v --bpf-aggr -g -e cpu-clock -F 999 --switch-output=1s \
+	-o "${tmpdir}/sec/perf.data" -- perf test -w cpu_split 2 2 2> "${tmpdir}/sec.err"; then
+	check_counted "--switch-output=1s" "${tmpdir}/sec.err" 2
+	check_total "--switch-output=1s" "${tmpdir}/sec.err"
 else
 	echo "FAIL: perf record --bpf-aggr --switch-output=1s failed:"
 	cat "${tmpdir}/sec.err"
 	err=1
 fi
-if perf record --bpf-aggr -g -e cpu-clock -F 999 --switch-output=1B \
-	-o "${tmpdir}/size/perf.data" -- perf test -w cpu_split 1 1 2> "${tmpdir}/size.err"; then
+if perf record -v --bpf-aggr -g -e cpu-clock -F 999 --switch-output=1B \
+	-o "${tmpdir}/size/perf.data" -- perf test -w cpu_split 1 2 2> "${tmpdir}/size.err"; then
 	check_counted "--switch-output=1B" "${tmpdir}/size.err" 2
+	check_total "--switch-output=1B" "${tmpdir}/size.err"
 else
 	echo "FAIL: perf record --bpf-aggr --switch-output=1B failed:"
 	cat "${tmpdir}/size.err"
 	err=1
 fi
 
-# --switch-max-files=2: four files written, the first two removed
-if record_switch max 4 1 1 --switch-max-files=2; then
-	nr_files=$(find "${tmpdir}/max" -name "perf.data.*" | wc -l)
-	nr_dumps=$(grep -c "perf record: Dump" "${tmpdir}/max.err")
-	echo "--switch-max-files=2: ${nr_dumps} dumps, ${nr_files} files kept"
-	if [ "$nr_dumps" -ne 4 ] || [ "$nr_files" -ne 2 ]; then
-		echo "FAIL: expected 4 dumps and 2 files"
-		err=1
-	fi
-	# each kept file is a profile of cpu_split: split_heavy 3/4 of the two
-	for f in "${tmpdir}"/max/perf.data.*; do
-		{ read -r heavy; read -r light; } < <(symbol_shares "$f" split_heavy split_light)
-		part=$(split_part "$heavy" "$light")
-		expect_min "split_heavy part in $(basename "$f")" 60 "$part"
-	done
-else
-	echo "FAIL: perf record --bpf-aggr --switch-max-files=2 failed:"
-	cat "${tmpdir}/max.err"
-	err=1
+# --switch-max-files=2: three files written, the first removed
+if record_switch max 3 1 1 --switch-max-files=2; then
+	expect_count "--switch-max-files=2: dumps" 3 \
+		"$(grep -c "perf record: Dump" "${tmpdir}/max.err")"
+	expect_count "--switch-max-files=2: files kept" 2 \
+		"$(find "${tmpdir}/max" -name 'perf.data.*' | wc -l)"
+	# the two kept are the last two written
+	expect_count "--switch-max-files=2: the last two kept" 2 \
+		"$(awk '/perf record: Dump/ { print $5 }' "${tmpdir}/max.err" | tail -2 |
+		   while read -r f; do [ -e "$f" ] && echo "$f"; done | wc -l)"
 fi
-exit $err
+check_exit

@@ -14,12 +14,14 @@
  * how often that happened and why.
  *
  * With --switch-output there are two sets of maps: the program counts into
- * the set named by active_set while user space drains the other one into
- * the file being closed. Counting in place (an atomic add to a value found
- * by lookup) races with a delete of the same key, so user space never
- * deletes from the set the program may be using: it flips active_set and
- * waits for an RCU grace period (the program runs under rcu_read_lock())
- * before draining.
+ * one while user space drains the other one into the file being closed.
+ * Counting in place (an atomic add to a value found by lookup) races with a
+ * delete of the same key, so user space never deletes from the set the
+ * program may be using. The set in use is named by the inner map of
+ * record_aggr_set: user space swaps that inner map, and the kernel returns
+ * from the update of a map-in-map only when the programs that could still
+ * be using the old inner map have finished (the program runs under
+ * rcu_read_lock()), so the old set can then be drained.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -75,8 +77,28 @@ struct {
 /* the event samples PERF_SAMPLE_CPU: keep the CPU in the key */
 const volatile bool key_has_cpu;
 
-/* RECORD_AGGR_SET_MAIN or RECORD_AGGR_SET_ALT: the maps to count into */
-__u32 active_set = RECORD_AGGR_SET_MAIN;
+/*
+ * The set of maps to count into: record_aggr_set's one slot holds
+ * record_aggr_set_main, whose value is RECORD_AGGR_SET_MAIN, or
+ * record_aggr_set_alt (RECORD_AGGR_SET_ALT). A slot holds one map and the
+ * counts and stack maps of a set change together, so the slot holds a map
+ * naming the set rather than the maps themselves.
+ */
+struct record_aggr_set_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} record_aggr_set_main SEC(".maps"), record_aggr_set_alt SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct record_aggr_set_map);
+} record_aggr_set SEC(".maps") = {
+	.values = { &record_aggr_set_main },
+};
 
 static void record_aggr_stat_add(__u32 stat, __u64 n)
 {
@@ -154,9 +176,14 @@ counted:
 SEC("perf_event")
 int record_aggr_sample(struct bpf_perf_event_data___record_aggr *ctx)
 {
+	__u32 zero = 0, *set = NULL;
+	void *set_map;
+
 	record_aggr_stat_add(RECORD_AGGR_STAT_PERIOD, ctx->sample_period);
-	/* a global, not rodata: read at each run, user space flips it */
-	if (active_set == RECORD_AGGR_SET_ALT)
+	set_map = bpf_map_lookup_elem(&record_aggr_set, &zero);
+	if (set_map)
+		set = bpf_map_lookup_elem(set_map, &zero);
+	if (set && *set == RECORD_AGGR_SET_ALT)
 		return record_aggr_count(ctx, &record_aggr_counts_alt, &record_aggr_stacks_alt);
 	return record_aggr_count(ctx, &record_aggr_counts, &record_aggr_stacks);
 }

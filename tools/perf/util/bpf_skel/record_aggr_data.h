@@ -23,8 +23,8 @@
 #define RECORD_AGGR_MAX_KEYS		(RECORD_AGGR_MAX_STACKS / RECORD_AGGR_STACKS_PER_KEY)
 
 /*
- * The two sets of maps: the program counts into the one active_set names,
- * with --switch-output user space drains the other one.
+ * The two sets of maps: the program counts into the one record_aggr_set
+ * names, with --switch-output user space drains the other one.
  */
 enum record_aggr_set {
 	RECORD_AGGR_SET_MAIN,	/* record_aggr_counts, record_aggr_stacks */

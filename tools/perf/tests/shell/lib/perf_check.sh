@@ -210,14 +210,9 @@ symbol_shares() {
 # cpu_split's split_heavy() does three times the work of split_light(), so
 # it is about 75% of the two together, but not exactly, and not the same
 # in every process: 100 profiles of 2 s of its CPU time at 999 Hz (about
-# 2000 samples each, a binomial spread of 1 point) put it at 73.9 +- 1.7,
-# from 69.0 to 77.9 (each phase of record_bpf_aggr_switch.sh is a process
-# of its own).  Profiles of two processes compared with each other
-# within 5 points, and then each with 75 within 6, failed in 1 of 10 and
-# 1 of 8 runs of make check (70.15% and 68.82%).  Within 10 points of 75
-# is 5 standard deviations below the mean: what it tells is that the
-# profile is cpu_split's, split_heavy the larger by about three times;
-# the counts themselves are checked against task-clock.
+# 2000 samples each) put it at 73.9 +- 1.7, from 69.0 to 77.9.  Within 10
+# points of 75 tells that the profile is cpu_split's, split_heavy the
+# larger by about three times; the counts are checked against task-clock.
 split_part() {
 	awk -v h="$1" -v l="$2" 'BEGIN {
 		if (h ~ /^[0-9.]+$/ && l ~ /^[0-9.]+$/ && h + l > 0)
