@@ -612,6 +612,13 @@ static size_t record_aggr__synthesize(const struct record_aggr_entry *entry, int
 	return size;
 }
 
+/* samples the program ran for but could not count: the ring buffer has them */
+static u64 record_aggr__not_aggregated(const u64 *stats)
+{
+	return stats[RECORD_AGGR_STAT_MAP_FULL] + stats[RECORD_AGGR_STAT_STACK_FAILED] +
+	       stats[RECORD_AGGR_STAT_UPDATE_FAILED];
+}
+
 /* what was counted since the last write, and what could not be written */
 static void record_aggr__report(const struct record_aggr_write_stats *ws)
 {
@@ -635,9 +642,7 @@ static void record_aggr__report(const struct record_aggr_write_stats *ws)
 			(unsigned long long)ws->nr_counted,
 			(unsigned long long)ws->nr_written, aggr_nr_entries);
 	}
-	nr_not_aggregated = stats[RECORD_AGGR_STAT_MAP_FULL] +
-			    stats[RECORD_AGGR_STAT_STACK_FAILED] +
-			    stats[RECORD_AGGR_STAT_UPDATE_FAILED];
+	nr_not_aggregated = record_aggr__not_aggregated(stats);
 	if (nr_not_aggregated) {
 		pr_warning("--bpf-aggr: %llu samples not aggregated (map full: %llu, stack map full or hash collision: %llu, map update failed: %llu), written as plain samples; raise --bpf-aggr-entries if the maps were full\n",
 			   (unsigned long long)nr_not_aggregated,
@@ -734,19 +739,16 @@ out:
  * CPU idles, where no sample is taken: only the events of tasks are
  * checked.
  */
-static void record_aggr__report_missed(void)
+static void record_aggr__report_missed(const u64 *stats)
 {
 	struct perf_counts_values count;
-	u64 stats[RECORD_AGGR_STAT_MAX];
 	u64 total = 0, seen, nr_seen, mean, missed;
 	int x, y, nr_fds = 0;
 
-	if (perf_thread_map__pid(aggr_evsel->core.threads, 0) == -1 ||
-	    record_aggr__read_stats(stats))
+	if (perf_thread_map__pid(aggr_evsel->core.threads, 0) == -1)
 		return;
 	seen = stats[RECORD_AGGR_STAT_PERIOD];
-	nr_seen = stats[RECORD_AGGR_STAT_AGGREGATED] + stats[RECORD_AGGR_STAT_MAP_FULL] +
-		  stats[RECORD_AGGR_STAT_STACK_FAILED] + stats[RECORD_AGGR_STAT_UPDATE_FAILED];
+	nr_seen = stats[RECORD_AGGR_STAT_AGGREGATED] + record_aggr__not_aggregated(stats);
 
 	for (x = 0; x < xyarray__max_x(aggr_evsel->core.fd); x++) {
 		for (y = 0; y < xyarray__max_y(aggr_evsel->core.fd); y++) {
@@ -786,16 +788,14 @@ u64 bpf_record_aggr__write(struct perf_session *session)
 	if (!skel || !aggr_evsel)
 		return 0;
 	bytes = record_aggr__write_set(session, aggr_active_set);
+	if (record_aggr__read_stats(stats))
+		return bytes;
 	/* what the files of a --switch-output add up to */
-	if (!record_aggr__read_stats(stats)) {
-		pr_debug("--bpf-aggr: the program ran for %llu samples and aggregated %llu\n",
-			 (unsigned long long)(stats[RECORD_AGGR_STAT_AGGREGATED] +
-					      stats[RECORD_AGGR_STAT_MAP_FULL] +
-					      stats[RECORD_AGGR_STAT_STACK_FAILED] +
-					      stats[RECORD_AGGR_STAT_UPDATE_FAILED]),
-			 (unsigned long long)stats[RECORD_AGGR_STAT_AGGREGATED]);
-	}
-	record_aggr__report_missed();
+	pr_debug("--bpf-aggr: the program ran for %llu samples and aggregated %llu\n",
+		 (unsigned long long)(stats[RECORD_AGGR_STAT_AGGREGATED] +
+				      record_aggr__not_aggregated(stats)),
+		 (unsigned long long)stats[RECORD_AGGR_STAT_AGGREGATED]);
+	record_aggr__report_missed(stats);
 	return bytes;
 }
 
