@@ -6,7 +6,9 @@
 # build/kernels/VERSION.log.  The .debs come from each suite alone and stay
 # in the cache; a version the suite no longer serves and the cache lacks is
 # replaced by the newest of its series, and the line says so.  A guest still
-# running after KERNELS_TIMEOUT seconds (600) is one failure.
+# running after KERNELS_TIMEOUT seconds (600) is one failure.  KERNELS_INIT
+# and KERNELS_MEM (MB, 2048) choose another /init (image.sh) and memory;
+# the logs of another /init are build/kernels/VERSION-INIT.log.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -51,7 +53,8 @@ fetch()
 boot()
 {
 	local deb=$dir/${package}_${version}_amd64.deb vmlinuz=$BUILD/kernels/vmlinuz
-	local log=$BUILD/kernels/$kver.log member rc=0 t0 lines p f s why last
+	local log=$BUILD/kernels/$kver${KERNELS_INIT:+-$KERNELS_INIT}.log
+	local member rc=0 t0 lines p f s why last
 
 	if [ ! -f "$deb" ]; then
 		echo "kernel $kver: 0 passed, 1 failed, 0 skipped (not booted$said)"
@@ -63,7 +66,7 @@ boot()
 	t0=$SECONDS
 	# one TCG thread: with one per vCPU a 7.3 guest hit an int3 oops where the
 	# kernel had just patched __schedule's code (BPF attach)
-	timeout "$timeout" qemu-system-x86_64 -accel tcg,thread=single -m 2048 -smp 2 \
+	timeout "$timeout" qemu-system-x86_64 -accel tcg,thread=single -m "${KERNELS_MEM:-2048}" -smp 2 \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$image" \
 		-append "console=ttyS0 panic=-1 quiet" < /dev/null > "$log" 2>&1 || rc=$?
 	lines=$(tr -d '\r' < "$log" | grep -E '^smoke: ' || true)

@@ -70,6 +70,17 @@ v=$(awk -F, 'FILENAME == "plain.csv" { p[$3] = $1; next } { b[$3] = $1 }
 		pf, b[pf], p[pf], cs, b[cs], p[cs], tc, b[tc], p[tc] }' plain.csv bperf.csv)
 result "stat --bpf-counters" "${v%% *}" "${v#* }"
 
+# -a needs only the leader, which counts from 5.10 on: context switches of
+# 2000 sleeps, system-wide, plainly and with BPF in one session, at least
+# 1000 and within 10%; no refusal passes
+perf stat -x, -o cpus.csv --bpf-attr-map /sys/fs/bpf/smoke_attr_map -a \
+	-e context-switches,context-switches/name=bcs/b -- perf test -w sleeper 1 2000 > $out 2>&1
+v=$(awk -F, '$3 == "context-switches" { p = $1 } $3 == "bcs" { b = $1 }
+	END { ok = p >= 1000 && b >= 1000 && p <= 1.1 * b && b <= 1.1 * p
+	      printf "%d context-switches %d/%d (bperf/plain)\n", ok, b, p }' cpus.csv)
+sed -i 's/Linux \([0-9.]*\) or later/Linux \1+ (-a must count)/' $out
+result "stat --bpf-counters -a" "${v%% *}" "${v#* }"
+
 # coreutils' sleep (libc has symbols): its direct sample (the ones written
 # at the end have times from 18446744069 s on), pid = tid, a user symbol
 perf record -o offcpu.data --off-cpu --off-cpu-thresh 100 -e dummy -- \

@@ -6,7 +6,6 @@
 #   check_setup NAME	a scratch directory in $tmpdir, removed on exit
 #			with the pids listed in $check_pids killed; a test
 #			with more to undo defines check_more_cleanup()
-#   stat_count FILE EVENT	the count of EVENT in 'perf stat -x,' output
 #   expect_count WHAT WANT GOT	GOT is exactly WANT
 #   expect_min WHAT FLOOR GOT	GOT is a number (decimals too) of at least
 #			FLOOR; expect_min_count: a whole number: a count
@@ -14,8 +13,6 @@
 #			that no comparison can pass with both sides 0
 #   skip_check WHAT WHY	a sub-check that cannot run here: a Skip line
 #   start_stopped ARGS	'perf test -w ARGS', stopped before it runs: $target
-#   wait_bpf_links PID N	until PID has N BPF links, that is until a
-#			perf session has attached its BPF programs
 #   wait_log_line PID FILE TEXT	until FILE, written by perf (PID), has a
 #			line starting with TEXT
 #   wait_cpu_time PID MS	until process PID has run MS ms more on CPUs:
@@ -57,10 +54,6 @@ check_setup() {
 	tmpdir=$(mktemp -d "/tmp/__perf_test.$1.XXXXX")
 	trap 'check_cleanup; exit 1' TERM INT
 	trap check_cleanup EXIT
-}
-
-stat_count() {
-	awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"
 }
 
 expect_count() {
@@ -116,26 +109,6 @@ start_stopped() {
 		fi
 		sleep 0.01
 	done
-}
-
-wait_bpf_links() {
-	local i
-
-	for i in $(seq 6000); do
-		if [ "$(find "/proc/$1/fd" -lname 'anon_inode:bpf[-_]link' 2>/dev/null |
-			wc -l)" -ge "$2" ]; then
-			return 0
-		fi
-		if [ ! -e "/proc/$1" ]; then
-			echo "FAIL: perf (pid $1) ended before it attached $2 BPF links"
-			err=1
-			return 1
-		fi
-		sleep 0.01
-	done
-	echo "FAIL: perf (pid $1) did not attach $2 BPF links in 60 s"
-	err=1
-	return 1
 }
 
 wait_log_line() {
