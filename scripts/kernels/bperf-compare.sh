@@ -39,7 +39,8 @@ done
 	echo "## Sessions counting one target"
 	echo
 	echo "N sessions count context-switches and task-clock of one \`-p\` target"
-	echo "(\`perf bench sched pipe -l 20000\`, 40000 switches of its own), beside one"
+	echo "(\`perf bench sched pipe -l 20000\`: about 20000 switches of the target,"
+	echo "40000 of the machine), beside one"
 	echo "plain perf stat.  BPF ns per switch: run time of all bperf programs over"
 	echo "all context switches of the machine while the target ran"
 	echo "(kernel.bpf_stats_enabled).  Programs, maps and memlock: all the guest"

@@ -54,6 +54,19 @@ struct {
 	__uint(max_entries, 1);
 } tasks_prev SEC(".maps");
 
+/*
+ * Set on this CPU while bperf_on_exit or bperf_on_exec updates it: they run
+ * with interrupts on and may be preempted, and a switch or a test run in
+ * between would credit the same delta twice, or have its newer reading
+ * overwritten.  Such a run leaves the delta to the next one.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} tasks_busy SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(key_size, sizeof(__u32));
@@ -150,7 +163,12 @@ static __always_inline __u32 *slot_filter(__u32 slot, __u64 pid_tgid,
 	if (!s || s->state != BPERF_SESSION_ENABLED)
 		return NULL;
 
-	if (s->filter_type == BPERF_FILTER_PID)
+	/*
+	 * Without inherit, a process is counted by its threads at the start,
+	 * not by the threads it creates later, as perf stat --no-inherit does
+	 */
+	if (s->filter_type == BPERF_FILTER_PID ||
+	    (s->filter_type == BPERF_FILTER_TGID && !s->inherit))
 		fkey.id = (__u32)pid_tgid;
 	else if (s->filter_type == BPERF_FILTER_TGID)
 		fkey.id = pid_tgid >> 32;
@@ -207,7 +225,8 @@ static int forget_slot(__u32 slot, void *data)
 	if (!s || s->state == BPERF_SESSION_FREE)
 		return 0;
 
-	if (s->filter_type == BPERF_FILTER_PID)
+	if (s->filter_type == BPERF_FILTER_PID ||
+	    (s->filter_type == BPERF_FILTER_TGID && !s->inherit))
 		key.id = ctx->pid;
 	else if (s->filter_type == BPERF_FILTER_TGID && ctx->group_dead)
 		key.id = ctx->tgid;
@@ -246,35 +265,19 @@ static __always_inline bool perf_stopped_counting(struct task_struct *task)
 }
 
 /*
- * Bring this CPU's reading up to date and credit what was counted since
- * the previous run to the current task.  @switching is false when user
- * space runs the program through BPF_PROG_TEST_RUN to read the counters,
- * and when the current task stops being counted.
+ * Credit the task leaving the CPU (@switching), or the current one, with
+ * what was counted on this CPU since the previous reading, to the slots
+ * counting it.
  */
-static __always_inline void bperf_update(bool switching)
+static __always_inline void credit_current(struct bpf_perf_event_value *prev_val,
+					   bool switching, __u32 nr)
 {
-	struct bpf_perf_event_value val, *prev_val;
+	struct bpf_perf_event_value val;
 	struct switch_ctx sctx = {};
 	struct task_struct *task;
 	bool exited = false, counted = true;
-	__u32 zero = 0, nr = nr_slots();
-	long err;
 
-	/*
-	 * Without slots in use there is nothing to credit at a switch.  A
-	 * session taking the first slot runs the program on every CPU after
-	 * setting nr_slots, before it enables its slot, so no stale reading
-	 * is credited from then on.
-	 */
-	if (switching && !nr)
-		return;
-
-	prev_val = bpf_map_lookup_elem(&tasks_prev, &zero);
-	if (!prev_val)
-		return;
-
-	err = bpf_perf_event_read_value(&events, bpf_get_smp_processor_id(), &val, sizeof(val));
-	if (err)
+	if (bpf_perf_event_read_value(&events, bpf_get_smp_processor_id(), &val, sizeof(val)))
 		return;
 
 	sctx.diff.counter = val.counter - prev_val->counter;
@@ -317,11 +320,48 @@ static __always_inline void bperf_update(bool switching)
 		forget_task(task, nr);
 }
 
+/*
+ * Bring this CPU's reading up to date and credit what was counted since
+ * the previous run.  @switching is false when user space runs the program
+ * through BPF_PROG_TEST_RUN to read the counters, and when the current
+ * task stops being counted (@in_task).
+ *
+ * bperf_on_exit and bperf_on_exec run with interrupts on and may be
+ * preempted: they mark the CPU busy, and a switch or a test run meanwhile
+ * leaves the delta to the next run rather than credit it twice or have
+ * its newer reading overwritten.
+ */
+static __always_inline void bperf_update(bool switching, bool in_task)
+{
+	struct bpf_perf_event_value *prev_val;
+	__u32 zero = 0, nr = nr_slots(), *busy;
+
+	/*
+	 * Without slots in use there is nothing to credit at a switch.  A
+	 * session taking the first slot runs the program on every CPU after
+	 * setting nr_slots, before it enables its slot, so no stale reading
+	 * is credited from then on.
+	 */
+	if (switching && !nr)
+		return;
+
+	prev_val = bpf_map_lookup_elem(&tasks_prev, &zero);
+	busy = bpf_map_lookup_elem(&tasks_busy, &zero);
+	if (!prev_val || !busy || *busy)
+		return;
+
+	if (in_task)
+		*busy = 1;
+	credit_current(prev_val, switching, nr);
+	if (in_task)
+		*busy = 0;
+}
+
 SEC("raw_tp/sched_switch")
 int BPF_PROG(bperf_on_switch)
 {
 	/* a test run passes a context of zeros */
-	bperf_update(ctx[1] != 0);
+	bperf_update(ctx[1] != 0, false);
 	return 0;
 }
 
@@ -344,11 +384,12 @@ static int counted_slot(__u32 slot, void *data)
 
 /*
  * A task that reaches sched_process_exit with its memory still mapped runs
- * on a kernel that has called perf_event_exit_task() for it already.
- * Credit it what it counted up to now and mark it, so that its switches
- * and faults from here to exit_notify() are not counted, as perf stat does
- * not count them.  Where exit_mm() comes first, perf counts the task until
- * right before exit_notify(), and so does bperf_on_switch.
+ * on a kernel that calls perf_event_exit_task() before exit_mm() (7.3 calls
+ * it right after this tracepoint): credit the task what it counted up to
+ * now and mark it, so that its switches and faults from here to
+ * exit_notify() are not counted, as perf stat does not count them.  Where
+ * exit_mm() comes first (6.12), perf counts the task until right before
+ * exit_notify(), and so does bperf_on_switch.
  */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(bperf_on_exit, struct task_struct *task)
@@ -365,7 +406,7 @@ int BPF_PROG(bperf_on_exit, struct task_struct *task)
 	if (!cctx.counted)
 		return 0;
 
-	bperf_update(false);
+	bperf_update(false, true);
 	bpf_task_storage_get(&bperf_stopped, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	return 0;
 }
@@ -469,7 +510,7 @@ int BPF_PROG(bperf_on_exec, struct task_struct *task, const char *comm)
 	if (!ectx.found)
 		return 0;
 	/* credit what was counted up to the exec to the sessions counting */
-	bperf_update(false);
+	bperf_update(false, true);
 	ectx.enable = true;
 	bpf_loop(nr, exec_slot, &ectx, 0);
 	return 0;

@@ -6,6 +6,7 @@
 #   check_setup NAME	a scratch directory in $tmpdir, removed on exit
 #			with the pids listed in $check_pids killed; a test
 #			with more to undo defines check_more_cleanup()
+#   stat_count FILE EVENT	the count of EVENT in 'perf stat -x,' output
 #   expect_count WHAT WANT GOT	GOT is exactly WANT
 #   expect_min WHAT FLOOR GOT	GOT is a number (decimals too) of at least
 #			FLOOR; expect_min_count: a whole number: a count
@@ -54,6 +55,10 @@ check_setup() {
 	tmpdir=$(mktemp -d "/tmp/__perf_test.$1.XXXXX")
 	trap 'check_cleanup; exit 1' TERM INT
 	trap check_cleanup EXIT
+}
+
+stat_count() {
+	awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"
 }
 
 expect_count() {
