@@ -181,6 +181,7 @@ static __always_inline __u32 *slot_filter(__u32 slot, __u64 pid_tgid,
 struct switch_ctx {
 	struct bpf_perf_event_value diff;
 	__u64 pid_tgid;
+	bool switching;
 };
 
 /* bpf_loop() callback: add the delta to session slot @slot if it matches */
@@ -202,6 +203,8 @@ static int account_slot(__u32 slot, void *data)
 	accum_val->counter += ctx->diff.counter;
 	accum_val->enabled += ctx->diff.enabled;
 	accum_val->running += ctx->diff.running;
+	if (ctx->switching)
+		__sync_fetch_and_add(&s->nr_switches, 1);
 	return 0;
 }
 
@@ -313,6 +316,7 @@ static __always_inline void credit_current(struct bpf_perf_event_value *prev_val
 	}
 
 	sctx.pid_tgid = bpf_get_current_pid_tgid();
+	sctx.switching = switching;
 	if (counted && maybe_counted(sctx.pid_tgid))
 		bpf_loop(nr, account_slot, &sctx, 0);
 
